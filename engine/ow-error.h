@@ -1,0 +1,104 @@
+/* ow-error.h: every error domain of the engine, in one place.
+ *
+ * Expected failures are GErrors in these domains. Their messages are
+ * sentences a person can act on: what failed, why, and what to do.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define OW_NET_ERROR (ow_net_error_quark ())
+#define OW_PROVIDER_ERROR (ow_provider_error_quark ())
+#define OW_STORE_ERROR (ow_store_error_quark ())
+#define OW_TOML_ERROR (ow_toml_error_quark ())
+#define OW_CONFIG_ERROR (ow_config_error_quark ())
+#define OW_TOOL_ERROR (ow_tool_error_quark ())
+#define OW_RUN_ERROR (ow_run_error_quark ())
+#define OW_POLICY_ERROR (ow_policy_error_quark ())
+#define OW_SANDBOX_ERROR (ow_sandbox_error_quark ())
+
+/* Transport-level failures of outbound HTTP (engine/net). An HTTP status,
+ * even 500, is not an OW_NET_ERROR: the response is returned. */
+typedef enum {
+  OW_NET_ERROR_FAILED,        /* anything else libcurl reports */
+  OW_NET_ERROR_RESOLVE,       /* host name did not resolve */
+  OW_NET_ERROR_CONNECT,       /* connection refused / unreachable */
+  OW_NET_ERROR_TIMEOUT,       /* connect, idle or total timeout */
+  OW_NET_ERROR_TLS,           /* certificate or handshake failure */
+  OW_NET_ERROR_CUT_OFF,       /* connection dropped before the body ended */
+  OW_NET_ERROR_ABORTED,       /* the body consumer asked to stop */
+  OW_NET_ERROR_TOO_LARGE,     /* body exceeded the request's limit */
+} OwNetError;
+
+/* Model-call failures (engine/providers), classified for retry. */
+typedef enum {
+  OW_PROVIDER_ERROR_FAILED,           /* unclassified */
+  OW_PROVIDER_ERROR_AUTH,             /* bad or missing key: permanent */
+  OW_PROVIDER_ERROR_MODEL_NOT_FOUND,  /* unknown model / no access: permanent */
+  OW_PROVIDER_ERROR_CONTEXT_OVERFLOW, /* prompt too long: permanent (compaction) */
+  OW_PROVIDER_ERROR_QUOTA,            /* out of credits / spend limit: permanent */
+  OW_PROVIDER_ERROR_BAD_REQUEST,      /* other 4xx: permanent */
+  OW_PROVIDER_ERROR_REFUSED,          /* safety refusal: permanent */
+  OW_PROVIDER_ERROR_RATE_LIMITED,     /* 429: transient */
+  OW_PROVIDER_ERROR_OVERLOADED,       /* 529 / overloaded_error: transient */
+  OW_PROVIDER_ERROR_SERVER,           /* 5xx, 408, 409: transient */
+  OW_PROVIDER_ERROR_CONNECTION,       /* transport failure: transient */
+  OW_PROVIDER_ERROR_CUT_OFF,          /* stream ended before its terminal event: transient */
+  OW_PROVIDER_ERROR_EMPTY_REPLY,      /* no text and no tool calls: transient */
+  OW_PROVIDER_ERROR_PROTOCOL,         /* the server spoke something we cannot parse: transient */
+  OW_PROVIDER_ERROR_NO_KEY,           /* no key configured: permanent */
+  OW_PROVIDER_ERROR_UNKNOWN_PROVIDER, /* model id names no known provider: permanent */
+} OwProviderError;
+
+typedef enum {
+  OW_STORE_ERROR_FAILED,
+  OW_STORE_ERROR_CORRUPT,
+  OW_STORE_ERROR_FULL,
+  OW_STORE_ERROR_BUSY,
+} OwStoreError;
+
+typedef enum {
+  OW_TOML_ERROR_SYNTAX,       /* message carries "line L, column C: …" */
+  OW_TOML_ERROR_DUPLICATE,    /* a key or table defined twice */
+  OW_TOML_ERROR_TYPE,         /* a value the writer cannot express */
+} OwTomlError;
+
+typedef enum {
+  OW_CONFIG_ERROR_INVALID,    /* a value of the wrong type or out of range */
+  OW_CONFIG_ERROR_UNREADABLE,
+} OwConfigError;
+
+typedef enum {
+  OW_TOOL_ERROR_FAILED,
+  OW_TOOL_ERROR_UNKNOWN_TOOL,
+  OW_TOOL_ERROR_BAD_ARGUMENTS,
+  OW_TOOL_ERROR_INTERRUPTED,
+} OwToolError;
+
+typedef enum {
+  OW_RUN_ERROR_USAGE,         /* the command line could not be run as given (exit 2) */
+  OW_RUN_ERROR_FAILED,
+} OwRunError;
+
+typedef enum {
+  OW_POLICY_ERROR_DENIED,
+} OwPolicyError;
+
+typedef enum {
+  OW_SANDBOX_ERROR_UNAVAILABLE,
+  OW_SANDBOX_ERROR_WALL_NOT_PROVED,
+} OwSandboxError;
+
+GQuark ow_net_error_quark (void);
+GQuark ow_provider_error_quark (void);
+GQuark ow_store_error_quark (void);
+GQuark ow_toml_error_quark (void);
+GQuark ow_config_error_quark (void);
+GQuark ow_tool_error_quark (void);
+GQuark ow_run_error_quark (void);
+GQuark ow_policy_error_quark (void);
+GQuark ow_sandbox_error_quark (void);
+
+G_END_DECLS

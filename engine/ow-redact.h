@@ -1,0 +1,27 @@
+/* ow-redact.h: keep credentials out of everything we write.
+ *
+ * Every key the engine loads is registered here, and every text that may
+ * reach a log, a record file, an event or a prompt passes ow_redact(), which
+ * replaces registered values and the shapes of common credentials
+ * (Bearer tokens, sk-… keys, Google API keys, ?key= URL parameters, Slack
+ * and GitHub tokens) with "[redacted]".
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Registers @value (a key, a token) so ow_redact() removes it. Values shorter
+ * than 8 bytes are ignored: they would redact ordinary words. Thread-safe. */
+void   ow_redact_register_secret (const char *value);
+
+/* Returns a newly allocated copy of @text with every secret replaced. */
+char  *ow_redact (const char *text);
+
+/* Whether an environment variable's name says it holds a secret
+ * (…KEY, …TOKEN, …SECRET, …PASSWORD, …CREDENTIALS, …); such variables are
+ * never passed to tools. */
+gboolean ow_env_name_is_secret (const char *name);
+
+G_END_DECLS
