@@ -1,0 +1,1264 @@
+/* ow-agent.c: the turn loop (see ow-agent.h for what it does).
+ *
+ * The loop is a chain of callbacks on the main loop, one GTask per turn
+ * carrying a Run. The states are:
+ *
+ *   iterate ──▶ call_model ──▶ on_model_done ──┬─▶ (no tool calls) finish
+ *      ▲                           │            └─▶ next_call ─▶ … ─▶ iterate
+ *      │                           └─▶ transient failure: wait_then_retry ─▶ call_model
+ *      └─────────────────────────────────────────────────────────────────────┘
+ *
+ * next_call walks the assistant message's tool calls in order: propose,
+ * parse the arguments, decide (policy), ask (attendant) when needed,
+ * execute, bound, append the result. Any stop on the way answers the calls
+ * not yet run with "interrupted by user", so the history never holds a
+ * tool call without its result.
+ */
+#define G_LOG_DOMAIN "ow-agent"
+
+#include "core/ow-agent.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/ow-tool-args.h"
+#include "core/ow-usage.h"
+#include "ow-error.h"
+#include "ow-redact.h"
+#include "store/ow-config.h"
+#include "store/ow-paths.h"
+
+static const double default_delays[] = { 2, 5, 10, 30, 60, 120, 240, 300, 300 };
+
+/* Replies that stop at the output-token ceiling without a tool call are
+ * continued; this many in a row end the turn as cut off. */
+#define MAX_LENGTH_STRIKES 3
+
+struct _OwAgent
+{
+  GObject         parent_instance;
+
+  /* owned references */
+  OwSession      *session;
+  OwProvider     *provider;
+  OwToolRegistry *tools;
+  OwExecutor     *executor;
+  OwPolicy       *policy;
+  OwAttendant    *attendant;
+  OwAuditLog     *audit;          /* may be NULL */
+  JsonArray      *tool_defs;      /* schemas offered to the model */
+
+  /* settings */
+  char           *bare_model;     /* the model as the wire wants it */
+  char           *instructions;   /* the system message */
+  guint           max_iterations;
+  gint64          max_output_tokens;
+  char           *effort;
+  char           *provider_order;
+  double          temperature;    /* < 0 unset */
+  double          top_p;          /* < 0 unset */
+  gint64          context_size;
+  int             thinking;       /* -1 unset */
+  gsize           result_max;     /* tool result bound in bytes, 0 = off */
+  char           *spill_dir;
+  GArray         *retry_delays;   /* double seconds */
+  gboolean        running;        /* a turn is in progress */
+};
+
+enum {
+  SIGNAL_MODEL_CALL,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (OwAgent, ow_agent, G_TYPE_OBJECT)
+
+typedef struct {
+  OwAgent       *agent;          /* owned reference */
+  GCancellable  *cancellable;    /* owned reference; never NULL */
+  guint          iterations;     /* replies received this turn */
+  guint          attempt;        /* retries of the current model call */
+  guint          length_strikes; /* consecutive replies cut at the ceiling */
+  gint64         call_started_ms;
+  GSource       *wait_source;    /* retry timer */
+  GSource       *cancel_source;  /* wakes a retry wait on cancel */
+  GPtrArray     *calls;          /* OwToolCall* of the current assistant message */
+  guint          call_index;
+  gboolean       reply_cut;      /* the current message stopped at the ceiling */
+  gboolean       interrupted;    /* a tool call was interrupted: stop after answering the rest */
+  /* the tool call in progress */
+  OwTool        *cur_tool;       /* borrowed from the registry */
+  JsonObject    *cur_args;       /* owned */
+  char          *cur_provenance; /* owned */
+} Run;
+
+static void
+run_free (Run *run)
+{
+  g_clear_pointer (&run->wait_source, g_source_destroy);
+  g_clear_pointer (&run->cancel_source, g_source_destroy);
+  g_clear_pointer (&run->calls, g_ptr_array_unref);
+  g_clear_pointer (&run->cur_args, json_object_unref);
+  g_clear_pointer (&run->cur_provenance, g_free);
+  g_clear_object (&run->cancellable);
+  if (run->agent != NULL)
+    run->agent->running = FALSE;
+  g_clear_object (&run->agent);
+  g_free (run);
+}
+
+const char *
+ow_outcome_to_string (OwOutcome outcome)
+{
+  switch (outcome)
+    {
+    case OW_OUTCOME_COMPLETED: return "completed";
+    case OW_OUTCOME_MAX_ITERATIONS: return "max_iterations";
+    case OW_OUTCOME_CUT_OFF: return "cut_off";
+    case OW_OUTCOME_MODEL_ERROR: return "model_error";
+    case OW_OUTCOME_INTERRUPTED: return "interrupted";
+    case OW_OUTCOME_STORAGE_ERROR: return "storage_error";
+    default: return "unknown";
+    }
+}
+
+void
+ow_turn_result_free (OwTurnResult *result)
+{
+  if (result == NULL)
+    return;
+  g_free (result->error);
+  g_free (result->error_type);
+  g_free (result);
+}
+
+/* ---- GObject ------------------------------------------------------------ */
+
+static void
+ow_agent_finalize (GObject *object)
+{
+  OwAgent *self = OW_AGENT (object);
+
+  g_clear_object (&self->session);
+  g_clear_object (&self->provider);
+  g_clear_object (&self->tools);
+  g_clear_object (&self->executor);
+  g_clear_object (&self->policy);
+  g_clear_object (&self->attendant);
+  g_clear_pointer (&self->tool_defs, json_array_unref);
+  g_free (self->bare_model);
+  g_free (self->instructions);
+  g_free (self->effort);
+  g_free (self->provider_order);
+  g_free (self->spill_dir);
+  g_array_unref (self->retry_delays);
+  G_OBJECT_CLASS (ow_agent_parent_class)->finalize (object);
+}
+
+static void
+ow_agent_class_init (OwAgentClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = ow_agent_finalize;
+
+  /**
+   * OwAgent::model-call:
+   * @call: (type gpointer): an OwModelCall, valid during emission
+   *
+   * Emitted after every model call, successful or not.
+   */
+  signals[SIGNAL_MODEL_CALL] =
+    g_signal_new ("model-call", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_POINTER);
+}
+
+static void
+ow_agent_init (OwAgent *self)
+{
+  self->max_iterations = 150;
+  self->temperature = -1;
+  self->top_p = -1;
+  self->thinking = -1;
+  self->result_max = 10000;
+  self->retry_delays = g_array_new (FALSE, FALSE, sizeof (double));
+  g_array_append_vals (self->retry_delays, default_delays, G_N_ELEMENTS (default_delays));
+}
+
+OwAgent *
+ow_agent_new (OwSession      *session,
+              OwProvider     *provider,
+              const char     *bare_model,
+              OwToolRegistry *tools,
+              OwExecutor     *executor,
+              OwPolicy       *policy,
+              OwAttendant    *attendant,
+              OwAuditLog     *audit)
+{
+  OwAgent *self = g_object_new (OW_TYPE_AGENT, NULL);
+
+  self->session = g_object_ref (session);
+  self->provider = g_object_ref (provider);
+  self->bare_model = g_strdup (bare_model);
+  self->tools = g_object_ref (tools);
+  self->executor = g_object_ref (executor);
+  self->policy = g_object_ref (policy);
+  self->attendant = g_object_ref (attendant);
+  self->audit = audit;
+  self->tool_defs = ow_tool_registry_dup_definitions (tools);
+  ow_executor_set_roots (executor, ow_session_get_roots (session));
+  return self;
+}
+
+OwSession *
+ow_agent_get_session (OwAgent *self)
+{
+  return self->session;
+}
+
+void
+ow_agent_set_instructions (OwAgent *self, const char *instructions)
+{
+  g_free (self->instructions);
+  self->instructions = g_strdup (instructions);
+}
+
+void
+ow_agent_set_max_iterations (OwAgent *self, guint max_iterations)
+{
+  self->max_iterations = MAX (max_iterations, 1);
+}
+
+void
+ow_agent_set_max_output_tokens (OwAgent *self, gint64 max_output_tokens)
+{
+  self->max_output_tokens = MAX (max_output_tokens, 0);
+}
+
+void
+ow_agent_set_reasoning_effort (OwAgent *self, const char *effort)
+{
+  g_free (self->effort);
+  self->effort = g_strdup (effort);
+}
+
+void
+ow_agent_set_provider_order (OwAgent *self, const char *order)
+{
+  g_free (self->provider_order);
+  self->provider_order = g_strdup (order);
+}
+
+void
+ow_agent_set_sampling (OwAgent *self, double temperature, double top_p, gint64 context_size, int thinking)
+{
+  self->temperature = temperature;
+  self->top_p = top_p;
+  self->context_size = context_size;
+  self->thinking = thinking;
+}
+
+gboolean
+ow_agent_set_tool_result_limit (OwAgent *self, gsize max_bytes, const char *spill_dir, GError **error)
+{
+  self->result_max = max_bytes;
+  g_free (self->spill_dir);
+  self->spill_dir = g_strdup (spill_dir);
+  if (max_bytes == 0 || spill_dir == NULL)
+    return TRUE;
+  /* The spilled files must be readable by read_file, so the folder joins
+   * the session read-only. */
+  if (!ow_paths_ensure_dir (spill_dir, error)
+      || !ow_session_add_root (self->session, spill_dir, FALSE, "tool-output", error))
+    return FALSE;
+  ow_executor_set_roots (self->executor, ow_session_get_roots (self->session));
+  return TRUE;
+}
+
+void
+ow_agent_set_retry_delays (OwAgent *self, const double *delays, guint n_delays)
+{
+  g_array_set_size (self->retry_delays, 0);
+  g_array_append_vals (self->retry_delays, delays, n_delays);
+}
+
+const double *
+ow_agent_default_retry_delays (guint *n_delays)
+{
+  *n_delays = G_N_ELEMENTS (default_delays);
+  return default_delays;
+}
+
+/* ---- Helpers ------------------------------------------------------------ */
+
+static void iterate (GTask *task);
+static void call_model (GTask *task);
+static void next_call (GTask *task);
+
+static Run *
+run_of (GTask *task)
+{
+  return g_task_get_task_data (task);
+}
+
+static void
+emit (Run *run, const char *type, JsonObject *data)
+{
+  /* An event that cannot be saved is still delivered; the messages that
+   * matter are saved separately and fail the turn when they cannot be. */
+  g_autoptr(GError) error = NULL;
+
+  if (!ow_session_emit (run->agent->session, type, data, &error))
+    g_message ("Could not save the %s event: %s", type, error->message);
+}
+
+static void
+finish (GTask *task, OwOutcome outcome, const char *error, const char *error_type)
+{
+  Run *run = run_of (task);
+  OwTurnResult *result = g_new0 (OwTurnResult, 1);
+
+  result->outcome = outcome;
+  result->iterations = run->iterations;
+  result->error = g_strdup (error);
+  result->error_type = g_strdup (error_type);
+  g_task_return_pointer (task, result, (GDestroyNotify) ow_turn_result_free);
+}
+
+static gboolean
+append (GTask *task, JsonObject *msg)
+{
+  Run *run = run_of (task);
+  g_autoptr(GError) error = NULL;
+
+  if (ow_session_append_message (run->agent->session, msg, &error))
+    return TRUE;
+  {
+    JsonObject *data = json_object_new ();
+    json_object_set_string_member (data, "error", error->message);
+    json_object_set_string_member (data, "error_type", "StorageError");
+    emit (run, "error", data);
+  }
+  finish (task, OW_OUTCOME_STORAGE_ERROR, error->message, "StorageError");
+  return FALSE;
+}
+
+static void
+audit (Run *run, OwToolCall *call, const char *stage, const char *status, const char *approval,
+       const char *provenance, const char *reason, const char *preview)
+{
+  OwAgent *agent = run->agent;
+  g_autoptr(GError) error = NULL;
+  OwAuditEntry e = {
+    .session_id = ow_session_get_id (agent->session),
+    .agent = ow_session_get_coworker (agent->session),
+    .workspace = ow_session_get_workspace (agent->session),
+    .tool = call->name,
+    .call_id = call->id,
+    .stage = stage,
+    .status = status,
+    .approval = approval,
+    .provenance = provenance,
+    .args = run->cur_args,
+    .result_preview = preview,
+    .reason = reason,
+    .enforcement = ow_executor_get_enforcement (agent->executor),
+  };
+
+  if (agent->audit != NULL && !ow_audit_log_append (agent->audit, &e, &error))
+    g_message ("Could not write the audit row: %s", error->message);
+}
+
+/* A one-line preview of a result for events and the audit trail. */
+static char *
+preview_of (const char *text)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, -1);
+  g_autofree char *flat = g_strdelimit (g_strdup (valid), "\n\r\t", ' ');
+
+  if (g_utf8_strlen (flat, -1) <= 300)
+    return g_steal_pointer (&flat);
+  {
+    g_autofree char *head = g_utf8_substring (flat, 0, 300);
+    return g_strconcat (head, "…", NULL);
+  }
+}
+
+static const char *
+error_type_of (const GError *error)
+{
+  if (error->domain == OW_PROVIDER_ERROR)
+    switch ((OwProviderError) error->code)
+      {
+      case OW_PROVIDER_ERROR_AUTH: return "AuthenticationError";
+      case OW_PROVIDER_ERROR_MODEL_NOT_FOUND: return "ModelNotFoundError";
+      case OW_PROVIDER_ERROR_CONTEXT_OVERFLOW: return "ContextOverflowError";
+      case OW_PROVIDER_ERROR_QUOTA: return "QuotaExceededError";
+      case OW_PROVIDER_ERROR_BAD_REQUEST: return "BadRequestError";
+      case OW_PROVIDER_ERROR_REFUSED: return "RefusalError";
+      case OW_PROVIDER_ERROR_RATE_LIMITED: return "RateLimitError";
+      case OW_PROVIDER_ERROR_OVERLOADED: return "OverloadedError";
+      case OW_PROVIDER_ERROR_SERVER: return "ServerError";
+      case OW_PROVIDER_ERROR_CONNECTION: return "APIConnectionError";
+      case OW_PROVIDER_ERROR_CUT_OFF: return "CutOffReplyError";
+      case OW_PROVIDER_ERROR_EMPTY_REPLY: return "EmptyReplyError";
+      case OW_PROVIDER_ERROR_PROTOCOL: return "ProtocolError";
+      case OW_PROVIDER_ERROR_NO_KEY: return "MissingKeyError";
+      case OW_PROVIDER_ERROR_UNKNOWN_PROVIDER: return "UnknownProviderError";
+      case OW_PROVIDER_ERROR_FAILED:
+      default: return "ProviderError";
+      }
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return "Cancelled";
+  return "Error";
+}
+
+/* ---- Ending the turn ---------------------------------------------------- */
+
+/* Persists what streamed before a failure, so nothing the person saw is
+ * lost: an assistant message with the partial text and no tool calls. */
+static gboolean
+persist_partial (GTask *task, OwTurn *partial)
+{
+  JsonObject *msg;
+
+  if (partial == NULL || (partial->text->len == 0 && partial->reasoning->len == 0))
+    return TRUE;
+  msg = json_object_new ();
+  json_object_set_string_member (msg, "role", "assistant");
+  json_object_set_string_member (msg, "content", partial->text->str);
+  if (partial->reasoning->len > 0)
+    json_object_set_string_member (msg, "reasoning", partial->reasoning->str);
+  json_object_set_double_member (msg, "ts", (double) g_get_real_time () / G_USEC_PER_SEC);
+  json_object_set_boolean_member (msg, "partial", TRUE);
+  {
+    gboolean ok = append (task, msg);
+    json_object_unref (msg);
+    return ok;
+  }
+}
+
+static void
+finish_interrupted (GTask *task)
+{
+  Run *run = run_of (task);
+  JsonObject *notice = ow_message_json_notice ("interrupted", "Stopped by the person.");
+  JsonObject *data;
+
+  if (!append (task, notice))
+    {
+      json_object_unref (notice);
+      return;
+    }
+  json_object_unref (notice);
+  data = json_object_new ();
+  json_object_set_int_member (data, "iterations", run->iterations);
+  emit (run, "interrupted", data);
+  finish (task, OW_OUTCOME_INTERRUPTED, NULL, NULL);
+}
+
+static void
+finish_error (GTask *task, OwOutcome outcome, const char *message, const char *error_type, const char *raw)
+{
+  Run *run = run_of (task);
+  JsonObject *notice = ow_message_json_notice ("error", message);
+  JsonObject *data;
+
+  if (!append (task, notice))
+    {
+      json_object_unref (notice);
+      return;
+    }
+  json_object_unref (notice);
+  data = json_object_new ();
+  json_object_set_string_member (data, "error", message);
+  json_object_set_string_member (data, "error_type", error_type);
+  if (raw != NULL)
+    json_object_set_string_member (data, "raw", raw);
+  emit (run, "error", data);
+  finish (task, outcome, message, error_type);
+}
+
+static void
+finish_turn_end (GTask *task, OwOutcome outcome, const char *status)
+{
+  Run *run = run_of (task);
+  JsonObject *data = json_object_new ();
+
+  json_object_set_string_member (data, "status", status);
+  json_object_set_int_member (data, "iterations", run->iterations);
+  emit (run, "turn_end", data);
+  finish (task, outcome, NULL, NULL);
+}
+
+/* ---- Model calls -------------------------------------------------------- */
+
+static void
+on_delta_cb (OwDeltaKind kind, const char *text, gsize len, gpointer user_data)
+{
+  GTask *task = user_data;
+  Run *run = run_of (task);
+  JsonObject *data = json_object_new ();
+  g_autofree char *piece = g_strndup (text, len);
+
+  json_object_set_string_member (data, "text", piece);
+  emit (run, kind == OW_DELTA_REASONING ? "reasoning_delta" : "assistant_delta", data);
+}
+
+static void
+report_call (Run *run, const char *status, OwTurn *turn, OwCallInfo *info, const GError *error,
+             double retry_in, gint64 message_index)
+{
+  OwAgent *agent = run->agent;
+  OwModelCall call = {
+    .iteration = run->iterations + (turn != NULL ? 0 : 1),
+    .attempt = run->attempt,
+    .status = status,
+    .finish_reason = turn != NULL ? turn->finish_reason : NULL,
+    .has_usage = turn != NULL && turn->has_usage,
+    .ceiling = agent->max_output_tokens,
+    .effort = agent->effort,
+    .model = ow_session_get_model (agent->session),
+    .served_model = turn != NULL ? turn->served_model : NULL,
+    .info = info,
+    .error = error != NULL ? error->message : NULL,
+    .error_type = error != NULL ? error_type_of (error) : NULL,
+    .retry_in = retry_in,
+    .message_index = message_index,
+    .started_ms = run->call_started_ms,
+  };
+
+  if (turn != NULL && turn->has_usage)
+    {
+      call.usage = turn->usage;
+      call.has_cost = ow_prices_estimate (agent->bare_model, &turn->usage, &call.cost_usd);
+    }
+  g_signal_emit (agent, signals[SIGNAL_MODEL_CALL], 0, &call);
+}
+
+static JsonObject *
+usage_json (OwAgent *agent, const OwUsage *u)
+{
+  JsonObject *o = json_object_new ();
+
+  json_object_set_string_member (o, "model", ow_session_get_model (agent->session));
+  json_object_set_int_member (o, "input", u->input);
+  json_object_set_int_member (o, "output", u->output);
+  json_object_set_int_member (o, "cache_read", u->cache_read);
+  json_object_set_int_member (o, "cache_write", u->cache_write);
+  if (u->reasoning > 0)
+    json_object_set_int_member (o, "reasoning", u->reasoning);
+  return o;
+}
+
+static gboolean
+on_retry_cancelled_cb (GCancellable *cancellable, gpointer user_data)
+{
+  GTask *task = user_data;
+  Run *run = run_of (task);
+
+  g_clear_pointer (&run->wait_source, g_source_destroy);
+  g_clear_pointer (&run->cancel_source, g_source_destroy);
+  finish_interrupted (task);
+  g_object_unref (task);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_retry_timeout_cb (gpointer user_data)
+{
+  GTask *task = user_data;
+  Run *run = run_of (task);
+
+  g_clear_pointer (&run->wait_source, g_source_destroy);
+  g_clear_pointer (&run->cancel_source, g_source_destroy);
+  run->attempt++;
+  call_model (task);
+  g_object_unref (task);
+  return G_SOURCE_REMOVE;
+}
+
+/* Waits @delay seconds (or until cancelled) and calls the model again.
+ * Owns one reference to @task. */
+static void
+wait_then_retry (GTask *task, double delay)
+{
+  Run *run = run_of (task);
+
+  run->wait_source = g_timeout_source_new ((guint) (delay * 1000));
+  g_source_set_callback (run->wait_source, on_retry_timeout_cb, task, NULL);
+  g_source_attach (run->wait_source, NULL);
+  g_source_unref (run->wait_source);
+
+  run->cancel_source = g_cancellable_source_new (run->cancellable);
+  g_source_set_callback (run->cancel_source, G_SOURCE_FUNC (on_retry_cancelled_cb), task, NULL);
+  g_source_attach (run->cancel_source, NULL);
+  g_source_unref (run->cancel_source);
+}
+
+static gboolean
+append_nudge (GTask *task, const char *text)
+{
+  JsonObject *msg = ow_message_json_user (text);
+  gboolean ok;
+
+  json_object_set_boolean_member (msg, "_nudge", TRUE);
+  ok = append (task, msg);
+  json_object_unref (msg);
+  return ok;
+}
+
+static void
+on_model_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwCallInfo) info = NULL;
+  g_autoptr(OwTurn) partial = NULL;
+  g_autoptr(OwTurn) turn = NULL;
+  JsonObject *msg, *data;
+  JsonArray *names;
+  gint64 msg_index;
+
+  turn = ow_provider_complete_finish (OW_PROVIDER (source), result, &info, &partial, &error);
+
+  if (turn == NULL)
+    {
+      guint n_delays = agent->retry_delays->len;
+
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || g_cancellable_is_cancelled (run->cancellable))
+        {
+          report_call (run, "cancelled", NULL, info, error, -1, -1);
+          if (persist_partial (task, partial))
+            finish_interrupted (task);
+          g_object_unref (task);
+          return;
+        }
+      if (ow_provider_error_is_transient (error) && run->attempt < n_delays)
+        {
+          double delay = g_array_index (agent->retry_delays, double, run->attempt);
+          g_autofree char *cause = NULL;
+
+          if (info != NULL && info->retry_after_ms >= 0 && info->retry_after_ms / 1000.0 > delay
+              && error->code == OW_PROVIDER_ERROR_RATE_LIMITED)
+            delay = info->retry_after_ms / 1000.0;
+          report_call (run, "error", NULL, info, error, delay, -1);
+
+          data = json_object_new ();
+          json_object_set_int_member (data, "attempt", run->attempt + 1);
+          json_object_set_int_member (data, "max_attempts", n_delays);
+          json_object_set_double_member (data, "delay_seconds", delay);
+          json_object_set_string_member (data, "error", error->message);
+          json_object_set_string_member (data, "error_type", error_type_of (error));
+          cause = ow_redact (info != NULL && info->cause != NULL ? info->cause : error->message);
+          json_object_set_string_member (data, "cause", cause);
+          emit (run, "provider_retry", data);
+
+          /* The model should know when its reply was lost half-way or came
+           * back empty; a connection that never produced anything needs no
+           * explanation. */
+          if (partial != NULL && (partial->text->len > 0 || partial->reasoning->len > 0))
+            {
+              if (!persist_partial (task, partial)
+                  || !append_nudge (task, "(Your previous reply was cut off by a connection problem before it "
+                                          "finished. Continue from where it stopped.)"))
+                {
+                  g_object_unref (task);
+                  return;
+                }
+            }
+          else if (error->code == OW_PROVIDER_ERROR_EMPTY_REPLY
+                   && !append_nudge (task, "(Your previous reply was empty. Continue with the task: call a "
+                                           "tool or give your final answer.)"))
+            {
+              g_object_unref (task);
+              return;
+            }
+          wait_then_retry (task, delay);
+          return;
+        }
+
+      report_call (run, "error", NULL, info, error, -1, -1);
+      if (persist_partial (task, partial))
+        {
+          g_autofree char *raw = info != NULL && info->cause != NULL ? ow_redact (info->cause) : NULL;
+          g_autofree char *message = NULL;
+          if (ow_provider_error_is_transient (error))
+            message = g_strdup_printf ("%s (gave up after %u retries)", error->message, n_delays);
+          else
+            message = g_strdup (error->message);
+          finish_error (task, OW_OUTCOME_MODEL_ERROR, message, error_type_of (error), raw);
+        }
+      g_object_unref (task);
+      return;
+    }
+
+  /* A reply. */
+  run->iterations++;
+  run->attempt = 0;
+
+  msg = json_object_new ();
+  json_object_set_string_member (msg, "role", "assistant");
+  json_object_set_string_member (msg, "content", turn->text->str);
+  json_object_set_double_member (msg, "ts", (double) g_get_real_time () / G_USEC_PER_SEC);
+  names = json_array_new ();
+  if (turn->tool_calls->len > 0)
+    {
+      JsonArray *calls = json_array_new ();
+      for (guint i = 0; i < turn->tool_calls->len; i++)
+        {
+          OwToolCall *c = g_ptr_array_index (turn->tool_calls, i);
+          JsonObject *tc = json_object_new ();
+          JsonObject *fn = json_object_new ();
+          g_autoptr(JsonObject) parsed = ow_tool_args_parse (c->arguments, -1, NULL);
+          g_autofree char *args = parsed != NULL ? g_strdup (c->arguments) : ow_tool_args_history_raw (c->arguments);
+
+          json_object_set_string_member (fn, "name", c->name);
+          json_object_set_string_member (fn, "arguments", args);
+          json_object_set_string_member (tc, "id", c->id);
+          json_object_set_string_member (tc, "type", "function");
+          json_object_set_object_member (tc, "function", fn);
+          json_array_add_object_element (calls, tc);
+          json_array_add_string_element (names, c->name);
+        }
+      json_object_set_array_member (msg, "tool_calls", calls);
+    }
+  if (turn->reasoning->len > 0)
+    json_object_set_string_member (msg, "reasoning", turn->reasoning->str);
+  if (turn->has_usage)
+    json_object_set_object_member (msg, "usage", usage_json (agent, &turn->usage));
+  if (turn->sidecar_key != NULL && turn->sidecar != NULL)
+    json_object_set_member (msg, turn->sidecar_key, json_node_copy (turn->sidecar));
+  if (turn->finish_reason != NULL)
+    json_object_set_string_member (msg, "finish_reason", turn->finish_reason);
+
+  msg_index = g_list_model_get_n_items (G_LIST_MODEL (agent->session));
+  if (!append (task, msg))
+    {
+      json_object_unref (msg);
+      json_array_unref (names);
+      g_object_unref (task);
+      return;
+    }
+  report_call (run, "ok", turn, info, NULL, -1, msg_index);
+
+  data = json_object_new ();
+  json_object_set_string_member (data, "text", turn->text->str);
+  json_object_set_array_member (data, "tool_calls", names);
+  if (turn->reasoning->len > 0)
+    json_object_set_string_member (data, "reasoning", turn->reasoning->str);
+  if (turn->has_usage)
+    json_object_set_object_member (data, "usage", usage_json (agent, &turn->usage));
+  emit (run, "assistant_message", data);
+  json_object_unref (msg);
+
+  run->reply_cut = g_strcmp0 (turn->finish_reason, "length") == 0;
+  if (turn->tool_calls->len == 0)
+    {
+      if (run->reply_cut)
+        {
+          run->length_strikes++;
+          if (run->length_strikes >= MAX_LENGTH_STRIKES)
+            finish_turn_end (task, OW_OUTCOME_CUT_OFF, "cut_off");
+          else if (append_nudge (task, "(Your reply stopped at the output-token limit. Continue exactly where "
+                                       "it stopped; keep the rest shorter, or put long content into files "
+                                       "with tools.)"))
+            iterate (task);
+          else
+            return;
+          g_object_unref (task);
+          return;
+        }
+      finish_turn_end (task, OW_OUTCOME_COMPLETED, "completed");
+      g_object_unref (task);
+      return;
+    }
+
+  run->length_strikes = 0;
+  g_clear_pointer (&run->calls, g_ptr_array_unref);
+  run->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_tool_call_free);
+  for (guint i = 0; i < turn->tool_calls->len; i++)
+    {
+      OwToolCall *c = g_ptr_array_index (turn->tool_calls, i);
+      g_ptr_array_add (run->calls, ow_tool_call_new (c->id, c->name, c->arguments));
+    }
+  run->call_index = 0;
+  next_call (task);
+  g_object_unref (task);
+}
+
+static void
+call_model (GTask *task)
+{
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  g_autoptr(JsonArray) history = ow_session_dup_history (agent->session);
+  OwModelRequest req;
+
+  ow_model_request_init (&req);
+  req.model = agent->bare_model;
+  req.messages = history;
+  req.tools = json_array_get_length (agent->tool_defs) > 0 ? agent->tool_defs : NULL;
+  req.stream = TRUE;
+  req.max_output_tokens = agent->max_output_tokens;
+  req.reasoning_effort = agent->effort;
+  req.thinking = agent->thinking;
+  req.temperature = agent->temperature;
+  req.top_p = agent->top_p;
+  req.context_size = agent->context_size;
+  req.provider_order = agent->provider_order;
+
+  run->call_started_ms = g_get_real_time () / 1000;
+  ow_provider_complete_async (agent->provider, &req, on_delta_cb, task, run->cancellable,
+                              on_model_done_cb, g_object_ref (task));
+}
+
+static void
+iterate (GTask *task)
+{
+  Run *run = run_of (task);
+
+  if (g_cancellable_is_cancelled (run->cancellable))
+    {
+      finish_interrupted (task);
+      return;
+    }
+  if (run->iterations >= run->agent->max_iterations)
+    {
+      finish_turn_end (task, OW_OUTCOME_MAX_ITERATIONS, "max_iterations_exceeded");
+      return;
+    }
+  call_model (task);
+}
+
+/* ---- Tool calls --------------------------------------------------------- */
+
+static OwToolCall *
+current_call (Run *run)
+{
+  return g_ptr_array_index (run->calls, run->call_index);
+}
+
+/* Appends the tool message, emits tool_finished, audits, and moves on. */
+static void
+complete_call (GTask *task, OwToolStatus status, const char *result_text, const char *reason)
+{
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  OwToolCall *call = current_call (run);
+  g_autofree char *bounded = NULL;
+  g_autofree char *spilled = NULL;
+  g_autofree char *preview = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *msg, *data;
+
+  bounded = ow_tool_result_bound (result_text, agent->result_max, agent->spill_dir, call->id, &spilled, &error);
+  if (bounded == NULL)
+    {
+      /* Could not spill (disk full?): send the head anyway and say so. */
+      bounded = g_strdup_printf ("%.*s\n[… result truncated at %" G_GSIZE_FORMAT " bytes; the full text could "
+                                 "not be saved: %s]", (int) agent->result_max, result_text, agent->result_max,
+                                 error->message);
+    }
+  msg = ow_message_json_tool (call->id, bounded);
+  if (!append (task, msg))
+    {
+      json_object_unref (msg);
+      return;
+    }
+  json_object_unref (msg);
+
+  preview = preview_of (result_text);
+  data = json_object_new ();
+  json_object_set_string_member (data, "name", call->name);
+  json_object_set_string_member (data, "call_id", call->id);
+  json_object_set_string_member (data, "status", ow_tool_status_to_string (status));
+  json_object_set_string_member (data, "result_preview", preview);
+  if (reason != NULL)
+    json_object_set_string_member (data, "reason", reason);
+  if (run->cur_provenance != NULL)
+    json_object_set_string_member (data, "provenance", run->cur_provenance);
+  json_object_set_string_member (data, "enforcement", ow_executor_get_enforcement (agent->executor));
+  if (spilled != NULL)
+    json_object_set_string_member (data, "spilled_to", spilled);
+  emit (run, "tool_finished", data);
+  audit (run, call, "finished", ow_tool_status_to_string (status), NULL, run->cur_provenance, reason, preview);
+
+  if (status == OW_TOOL_STATUS_INTERRUPTED)
+    run->interrupted = TRUE;
+  g_clear_pointer (&run->cur_args, json_object_unref);
+  g_clear_pointer (&run->cur_provenance, g_free);
+  run->cur_tool = NULL;
+  run->call_index++;
+  next_call (task);
+}
+
+static void
+complete_error (GTask *task, OwToolStatus status, const char *message, const char *reason)
+{
+  g_autoptr(OwToolResult) r = ow_tool_result_new_error (status, message);
+
+  if (reason != NULL)
+    {
+      g_autoptr(JsonObject) obj = ow_json_object_from_string (r->text, -1, NULL);
+      g_autofree char *text = NULL;
+      json_object_set_string_member (obj, "reason", reason);
+      text = ow_json_object_to_string (obj);
+      complete_call (task, status, text, reason);
+      return;
+    }
+  complete_call (task, status, r->text, message);
+}
+
+static void
+on_tool_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwToolResult) r = ow_tool_execute_finish (OW_TOOL (source), result, &error);
+
+  if (r == NULL)
+    complete_error (task, OW_TOOL_STATUS_ERROR, error->message, NULL);
+  else
+    complete_call (task, r->status, r->text, NULL);
+  g_object_unref (task);
+}
+
+static void
+set_todos_cb (GObject *session, JsonArray *todos)
+{
+  ow_session_set_todos (OW_SESSION (session), todos);
+}
+
+static void
+execute_current (GTask *task)
+{
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  OwToolCall *call = current_call (run);
+  OwToolContext ctx = {
+    .session = G_OBJECT (agent->session),
+    .executor = G_OBJECT (agent->executor),
+    .set_todos = set_todos_cb,
+  };
+  JsonObject *data = json_object_new ();
+  g_autofree char *args_text = ow_json_object_to_string (run->cur_args);
+
+  json_object_set_string_member (data, "name", call->name);
+  json_object_set_string_member (data, "call_id", call->id);
+  emit (run, "tool_started", data);
+  audit (run, call, "started", NULL, NULL, run->cur_provenance, NULL, NULL);
+  ow_tool_execute_async (run->cur_tool, &ctx, run->cur_args, args_text, run->cancellable,
+                         on_tool_done_cb, g_object_ref (task));
+}
+
+static void
+on_approval_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Run *run = run_of (task);
+  OwToolCall *call = current_call (run);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwApprovalReply) reply = ow_attendant_request_approval_finish (OW_ATTENDANT (source), result, &error);
+  const char *approval;
+
+  if (reply == NULL || g_cancellable_is_cancelled (run->cancellable))
+    {
+      const char *why = g_cancellable_is_cancelled (run->cancellable) ? "interrupted by user"
+                                                                       : error != NULL ? error->message : "no answer";
+      audit (run, call, "approval_resolved", "denied", "deny", "denied", why, NULL);
+      g_clear_pointer (&run->cur_provenance, g_free);
+      run->cur_provenance = g_strdup ("denied");
+      complete_error (task,
+                      g_cancellable_is_cancelled (run->cancellable) ? OW_TOOL_STATUS_INTERRUPTED : OW_TOOL_STATUS_DENIED,
+                      "tool call not executed", why);
+      g_object_unref (task);
+      return;
+    }
+
+  approval = ow_approval_answer_to_string (reply->answer);
+  if (reply->answer == OW_APPROVAL_SESSION && g_str_equal (call->name, "run_shell"))
+    approval = "always_command";
+  g_clear_pointer (&run->cur_provenance, g_free);
+  if (reply->answer == OW_APPROVAL_DENY)
+    {
+      g_autofree char *reason = g_strdup_printf ("%s%s%s", reply->by_rule ? "refused: " : "denied by the person",
+                                                 reply->note != NULL ? (reply->by_rule ? "" : ": ") : "",
+                                                 reply->note != NULL ? reply->note : "");
+      run->cur_provenance = g_strdup (reply->by_rule ? "refused by rule" : "denied");
+      audit (run, call, "approval_resolved", "denied", approval, run->cur_provenance, reason, NULL);
+      complete_error (task, OW_TOOL_STATUS_DENIED, "tool call not executed", reason);
+      g_object_unref (task);
+      return;
+    }
+  if (reply->answer == OW_APPROVAL_SESSION)
+    {
+      g_autoptr(GError) grant_error = NULL;
+      gboolean ok;
+      if (g_str_equal (call->name, "run_shell"))
+        ok = ow_session_add_command_grant (run->agent->session,
+                                           json_object_get_string_member_with_default (run->cur_args, "command", ""),
+                                           &grant_error);
+      else
+        ok = ow_session_add_tool_grant (run->agent->session, call->name, &grant_error);
+      if (!ok)
+        g_message ("Could not save the session grant: %s", grant_error->message);
+    }
+  run->cur_provenance = g_strdup (reply->answer == OW_APPROVAL_SESSION ? "user-approved for session" : "user-approved");
+  audit (run, call, "approval_resolved", "approved", approval, run->cur_provenance, NULL, NULL);
+  execute_current (task);
+  g_object_unref (task);
+}
+
+static void
+on_interaction_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Run *run = run_of (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answer = NULL;
+  gboolean is_dir = ow_tool_get_kind (run->cur_tool) == OW_TOOL_KIND_REQUEST_DIRECTORY;
+
+  if (is_dir)
+    answer = ow_attendant_request_directory_finish (OW_ATTENDANT (source), result, &error);
+  else
+    answer = ow_attendant_ask_finish (OW_ATTENDANT (source), result, &error);
+
+  if (answer == NULL || g_cancellable_is_cancelled (run->cancellable))
+    {
+      complete_error (task, g_cancellable_is_cancelled (run->cancellable) ? OW_TOOL_STATUS_INTERRUPTED : OW_TOOL_STATUS_ERROR,
+                      g_cancellable_is_cancelled (run->cancellable) ? "interrupted by user"
+                                                                    : error != NULL ? error->message : "no answer",
+                      NULL);
+      g_object_unref (task);
+      return;
+    }
+  if (is_dir && json_object_get_boolean_member_with_default (answer, "granted", FALSE))
+    {
+      g_autoptr(GError) root_error = NULL;
+      const char *path = json_object_get_string_member_with_default (answer, "path", NULL);
+      gboolean writable = json_object_get_boolean_member_with_default (answer, "writable", FALSE);
+
+      if (path == NULL || !ow_session_add_root (run->agent->session, path, writable, "added", &root_error))
+        {
+          json_object_set_boolean_member (answer, "granted", FALSE);
+          json_object_set_string_member (answer, "reason", root_error != NULL ? root_error->message : "no folder was given");
+        }
+      else
+        ow_executor_set_roots (run->agent->executor, ow_session_get_roots (run->agent->session));
+    }
+  {
+    g_autofree char *text = ow_json_object_to_string (answer);
+    gboolean declined = is_dir && !json_object_get_boolean_member_with_default (answer, "granted", FALSE);
+    g_clear_pointer (&run->cur_provenance, g_free);
+    run->cur_provenance = g_strdup (json_object_get_boolean_member_with_default (answer, "answered_by_rule", FALSE)
+                                      ? "answered by rule" : "answered by the person");
+    complete_call (task, declined ? OW_TOOL_STATUS_DENIED : OW_TOOL_STATUS_OK, text, NULL);
+  }
+  g_object_unref (task);
+}
+
+static void
+next_call (GTask *task)
+{
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  OwToolCall *call;
+  JsonObject *data;
+  g_autofree char *problem = NULL;
+  OwDecision decision;
+  OwPolicyCall pc;
+
+  if (run->call_index >= run->calls->len)
+    {
+      data = json_object_new ();
+      json_object_set_int_member (data, "iteration", run->iterations);
+      emit (run, "iteration_end", data);
+      if (run->interrupted || g_cancellable_is_cancelled (run->cancellable))
+        finish_interrupted (task);
+      else
+        iterate (task);
+      return;
+    }
+
+  call = current_call (run);
+  run->cur_args = ow_tool_args_parse (call->arguments, -1, &problem);
+
+  data = json_object_new ();
+  json_object_set_string_member (data, "name", call->name);
+  json_object_set_string_member (data, "call_id", call->id);
+  if (run->cur_args != NULL)
+    json_object_set_object_member (data, "arguments", json_object_ref (run->cur_args));
+  else
+    {
+      g_autofree char *raw = ow_tool_args_history_raw (call->arguments);
+      json_object_set_object_member (data, "arguments", ow_json_object_from_string (raw, -1, NULL));
+    }
+  emit (run, "tool_proposed", data);
+
+  if (run->interrupted || g_cancellable_is_cancelled (run->cancellable))
+    {
+      audit (run, call, "finished", "interrupted", NULL, NULL, "interrupted by user", NULL);
+      complete_error (task, OW_TOOL_STATUS_INTERRUPTED, "interrupted by user", NULL);
+      return;
+    }
+  audit (run, call, "proposed", NULL, NULL, NULL, NULL, NULL);
+
+  if (run->cur_args == NULL)
+    {
+      g_autofree char *text = ow_tool_args_mangled_result (run->reply_cut, problem);
+      complete_call (task, OW_TOOL_STATUS_ERROR, text, "arguments could not be parsed");
+      return;
+    }
+
+  run->cur_tool = ow_tool_registry_lookup (agent->tools, call->name);
+  if (run->cur_tool == NULL)
+    {
+      g_autofree char *msg = g_strdup_printf ("unknown tool: %s", call->name);
+      complete_error (task, OW_TOOL_STATUS_ERROR, msg, NULL);
+      return;
+    }
+
+  if (ow_tool_get_kind (run->cur_tool) != OW_TOOL_KIND_EXECUTE)
+    {
+      gboolean is_dir = ow_tool_get_kind (run->cur_tool) == OW_TOOL_KIND_REQUEST_DIRECTORY;
+      data = json_object_new ();
+      {
+        JsonObjectIter iter;
+        const char *key;
+        JsonNode *value;
+        json_object_iter_init (&iter, run->cur_args);
+        while (json_object_iter_next (&iter, &key, &value))
+          json_object_set_member (data, key, json_node_copy (value));
+      }
+      json_object_set_string_member (data, "call_id", call->id);
+      emit (run, is_dir ? "directory_requested" : "question_requested", data);
+      audit (run, call, is_dir ? "directory_requested" : "question_requested", NULL, NULL, NULL, NULL, NULL);
+      if (is_dir)
+        ow_attendant_request_directory_async (agent->attendant, ow_session_get_id (agent->session), run->cur_args,
+                                              run->cancellable, on_interaction_cb, g_object_ref (task));
+      else
+        ow_attendant_ask_async (agent->attendant, ow_session_get_id (agent->session), run->cur_args,
+                                run->cancellable, on_interaction_cb, g_object_ref (task));
+      return;
+    }
+
+  pc.mode = ow_session_get_mode (agent->session);
+  pc.tool = call->name;
+  pc.risk = ow_tool_get_risk (run->cur_tool);
+  pc.args = run->cur_args;
+  pc.tool_granted = ow_session_has_tool_grant (agent->session, call->name);
+  pc.command_granted = g_str_equal (call->name, "run_shell")
+                       && ow_session_has_command_grant (agent->session,
+                                                        json_object_get_string_member_with_default (run->cur_args, "command", ""));
+  ow_policy_decide (agent->policy, &pc, &decision);
+
+  switch (decision.verdict)
+    {
+    case OW_VERDICT_ALLOW:
+      run->cur_provenance = g_strdup (decision.provenance);
+      audit (run, call, "auto_allowed", "allowed", NULL, decision.provenance, decision.reason, NULL);
+      execute_current (task);
+      break;
+    case OW_VERDICT_DENY:
+      run->cur_provenance = g_strdup ("denied by policy");
+      audit (run, call, "finished", "denied", NULL, run->cur_provenance, decision.reason, NULL);
+      complete_error (task, OW_TOOL_STATUS_DENIED, "tool call not executed", decision.reason);
+      break;
+    case OW_VERDICT_ASK:
+    default:
+      {
+        OwApprovalRequest req = {
+          .session_id = ow_session_get_id (agent->session),
+          .call_id = call->id,
+          .tool = call->name,
+          .arguments = run->cur_args,
+          .reason = decision.reason,
+          .risk = ow_risk_to_string (pc.risk),
+        };
+        data = json_object_new ();
+        json_object_set_string_member (data, "name", call->name);
+        json_object_set_string_member (data, "call_id", call->id);
+        json_object_set_object_member (data, "arguments", json_object_ref (run->cur_args));
+        json_object_set_string_member (data, "reason", decision.reason);
+        json_object_set_string_member (data, "category", ow_risk_to_string (pc.risk));
+        json_object_set_null_member (data, "standing_target");
+        json_object_set_boolean_member (data, "readonly_ok", FALSE);
+        emit (run, "permission_required", data);
+        audit (run, call, "approval_requested", NULL, NULL, NULL, decision.reason, NULL);
+        ow_attendant_request_approval_async (agent->attendant, &req, run->cancellable, on_approval_cb,
+                                             g_object_ref (task));
+      }
+      break;
+    }
+  ow_decision_clear (&decision);
+}
+
+/* ---- Entry -------------------------------------------------------------- */
+
+void
+ow_agent_run_async (OwAgent            *self,
+                    const char         *input,
+                    GCancellable       *cancellable,
+                    GAsyncReadyCallback callback,
+                    gpointer            user_data)
+{
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  Run *run = g_new0 (Run, 1);
+  JsonObject *data;
+
+  g_task_set_source_tag (task, ow_agent_run_async);
+  /* The loop reports cancellation itself (as an "interrupted" outcome with
+   * the record intact), so the task must not short-circuit it. */
+  g_task_set_check_cancellable (task, FALSE);
+  run->agent = g_object_ref (self);
+  run->cancellable = cancellable != NULL ? g_object_ref (cancellable) : g_cancellable_new ();
+  g_task_set_task_data (task, run, (GDestroyNotify) run_free);
+
+  if (self->running)
+    {
+      g_task_return_new_error (task, OW_TOOL_ERROR, OW_TOOL_ERROR_FAILED,
+                               "A turn is already running in this session; wait for it or stop it first.");
+      g_object_unref (task);
+      return;
+    }
+  self->running = TRUE;
+
+  if (g_list_model_get_n_items (G_LIST_MODEL (self->session)) == 0 && self->instructions != NULL)
+    {
+      JsonObject *sys = json_object_new ();
+      gboolean ok;
+      json_object_set_string_member (sys, "role", "system");
+      json_object_set_string_member (sys, "content", self->instructions);
+      ok = append (task, sys);
+      json_object_unref (sys);
+      if (!ok)
+        {
+          g_object_unref (task);
+          return;
+        }
+    }
+  {
+    JsonObject *user = ow_message_json_user (input);
+    gboolean ok = append (task, user);
+    json_object_unref (user);
+    if (!ok)
+      {
+        g_object_unref (task);
+        return;
+      }
+  }
+  data = json_object_new ();
+  json_object_set_string_member (data, "input", input);
+  emit (run, "turn_start", data);
+  iterate (task);
+  g_object_unref (task);
+}
+
+OwTurnResult *
+ow_agent_run_finish (OwAgent *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

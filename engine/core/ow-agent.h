@@ -1,0 +1,115 @@
+/* ow-agent.h: the turn loop.
+ *
+ * OwAgent runs one turn of a session: the person's input goes in, the model
+ * is called (streaming text and reasoning as events), the tool calls it
+ * makes are decided by the policy, answered by the attendant when a person
+ * is needed, executed by the executor, bounded and returned, and the loop
+ * repeats until the model answers without calling a tool — or a ceiling, a
+ * permanent error or a stop ends it. Everything runs on the main loop; tools
+ * run on worker threads; a GCancellable stops it at any point (between
+ * chunks, during a tool, while asking, during a retry wait), and every tool
+ * call still gets exactly one result.
+ *
+ * Transient provider failures (connection trouble, rate limits, overload,
+ * 5xx, cut-off or empty replies) wait the retry schedule (by default 2, 5,
+ * 10, 30, 60, 120, 240, 300, 300 seconds; a Retry-After longer than the
+ * step is honoured) and re-enter the conversation, with a nudge when the
+ * model should know what happened. Permanent failures end the turn at once.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "core/ow-session.h"
+#include "policy/ow-attendant.h"
+#include "policy/ow-policy.h"
+#include "providers/ow-provider.h"
+#include "store/ow-audit-log.h"
+#include "tools/ow-executor.h"
+#include "tools/ow-tool-registry.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  OW_OUTCOME_COMPLETED,       /* the model gave its answer */
+  OW_OUTCOME_MAX_ITERATIONS,  /* the iteration ceiling was reached */
+  OW_OUTCOME_CUT_OFF,         /* replies kept stopping at the output-token ceiling */
+  OW_OUTCOME_MODEL_ERROR,     /* a permanent provider error, or retries ran out */
+  OW_OUTCOME_INTERRUPTED,     /* the cancellable fired */
+  OW_OUTCOME_STORAGE_ERROR,   /* the session could not be saved (disk full, …) */
+} OwOutcome;
+
+const char *ow_outcome_to_string (OwOutcome outcome);  /* "completed", "max_iterations", "cut_off", "model_error", "interrupted", "storage_error" */
+
+typedef struct {
+  OwOutcome outcome;
+  guint     iterations;   /* model calls that produced a reply */
+  char     *error;        /* for model and storage errors: the message */
+  char     *error_type;   /* e.g. "AuthError", "RateLimited" */
+} OwTurnResult;
+
+void ow_turn_result_free (OwTurnResult *result);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (OwTurnResult, ow_turn_result_free)
+
+/* The facts of one model call, for model_calls.jsonl and the trajectory. */
+typedef struct {
+  guint       iteration;      /* 1-based iteration the call belongs to */
+  guint       attempt;        /* 0 for the first try, 1.. for retries */
+  const char *status;         /* "ok", "error", "cancelled" */
+  const char *finish_reason;  /* for ok calls */
+  gboolean    has_usage;
+  OwUsage     usage;
+  gboolean    has_cost;
+  double      cost_usd;
+  gint64      ceiling;        /* max output tokens requested (0 = provider default) */
+  const char *effort;         /* reasoning effort sent, or NULL */
+  const char *model;          /* full model id */
+  const char *served_model;   /* what the server said it ran, or NULL */
+  const OwCallInfo *info;     /* URL, status, host, timings, cause */
+  const char *error;          /* for failed calls: the message */
+  const char *error_type;
+  double      retry_in;       /* seconds until the retry, or -1 when none */
+  gint64      message_index;  /* the assistant message it produced, or -1 */
+  gint64      started_ms;     /* wall clock at the start of the call */
+} OwModelCall;
+
+#define OW_TYPE_AGENT (ow_agent_get_type ())
+G_DECLARE_FINAL_TYPE (OwAgent, ow_agent, OW, AGENT, GObject)
+
+/* All arguments are referenced. @audit may be NULL. */
+OwAgent      *ow_agent_new                   (OwSession      *session,
+                                              OwProvider     *provider,
+                                              const char     *bare_model,
+                                              OwToolRegistry *tools,
+                                              OwExecutor     *executor,
+                                              OwPolicy       *policy,
+                                              OwAttendant    *attendant,
+                                              OwAuditLog     *audit);
+
+OwSession    *ow_agent_get_session           (OwAgent *self);
+/* The system message, added at the start of the session's history when the
+ * history has none. */
+void          ow_agent_set_instructions      (OwAgent *self, const char *instructions);
+void          ow_agent_set_max_iterations    (OwAgent *self, guint max_iterations);        /* default 150 */
+void          ow_agent_set_max_output_tokens (OwAgent *self, gint64 max_output_tokens);     /* 0 = provider default */
+void          ow_agent_set_reasoning_effort  (OwAgent *self, const char *effort);
+void          ow_agent_set_provider_order    (OwAgent *self, const char *order);
+void          ow_agent_set_sampling          (OwAgent *self, double temperature, double top_p, gint64 context_size, int thinking);
+/* Bound on each tool result (default 10,000 bytes; 0 = off) and where the
+ * full text of a bounded result goes (added to the session as a read-only
+ * folder so read_file can page through it). */
+gboolean      ow_agent_set_tool_result_limit (OwAgent *self, gsize max_bytes, const char *spill_dir, GError **error);
+/* The waits between retries of a transient failure, in seconds; the number
+ * of entries is the number of retries. */
+void          ow_agent_set_retry_delays      (OwAgent *self, const double *delays, guint n_delays);
+/* The default schedule: 2, 5, 10, 30, 60, 120, 240, 300, 300. */
+const double *ow_agent_default_retry_delays  (guint *n_delays);
+
+void          ow_agent_run_async             (OwAgent            *self,
+                                              const char         *input,
+                                              GCancellable       *cancellable,
+                                              GAsyncReadyCallback callback,
+                                              gpointer            user_data);
+OwTurnResult *ow_agent_run_finish            (OwAgent *self, GAsyncResult *result, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,155 @@
+/* ow-context.c: the engine's injected services (see ow-context.h). */
+#define G_LOG_DOMAIN "ow-context"
+
+#include "core/ow-context.h"
+
+struct _OwContext
+{
+  GObject       parent_instance;
+
+  OwPaths      *paths;     /* owned */
+  gboolean      isolated;
+  OwConfig     *config;    /* owned reference */
+  OwStore      *store;     /* openworker.db (owned) */
+  OwAuditLog   *audit;     /* audit.db (owned) */
+  OwHttpClient *http;      /* owned */
+};
+
+G_DEFINE_FINAL_TYPE (OwContext, ow_context, G_TYPE_OBJECT)
+
+static void
+ow_context_finalize (GObject *object)
+{
+  OwContext *self = OW_CONTEXT (object);
+
+  g_clear_object (&self->http);
+  g_clear_pointer (&self->audit, ow_audit_log_free);
+  g_clear_pointer (&self->store, ow_store_free);
+  g_clear_pointer (&self->config, ow_config_unref);
+  g_clear_pointer (&self->paths, ow_paths_free);
+  G_OBJECT_CLASS (ow_context_parent_class)->finalize (object);
+}
+
+static void
+ow_context_class_init (OwContextClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = ow_context_finalize;
+}
+
+static void
+ow_context_init (OwContext *self)
+{
+}
+
+OwContext *
+ow_context_new (const OwContextOptions *options, GError **error)
+{
+  g_autoptr(OwContext) self = g_object_new (OW_TYPE_CONTEXT, NULL);
+  g_autofree char *db_path = NULL;
+  g_autofree char *audit_path = NULL;
+
+  self->paths = ow_paths_copy (options->paths);
+  self->isolated = options->isolated;
+
+  if (options->isolated)
+    self->config = ow_config_new_empty ();
+  else
+    {
+      g_autofree char *machine = g_build_filename (self->paths->config_dir, "config.toml", NULL);
+      g_autofree char *project = options->project_dir != NULL
+                                   ? g_build_filename (options->project_dir, ".openworker", "config.toml", NULL)
+                                   : NULL;
+      self->config = ow_config_load (machine, project, error);
+      if (self->config == NULL)
+        return NULL;
+    }
+
+  if (!ow_paths_ensure_dir (self->paths->state_dir, error))
+    return NULL;
+  db_path = g_build_filename (self->paths->state_dir, "openworker.db", NULL);
+  self->store = ow_store_open (db_path, error);
+  if (self->store == NULL)
+    return NULL;
+  audit_path = g_build_filename (self->paths->state_dir, "audit.db", NULL);
+  self->audit = ow_audit_log_open (audit_path, error);
+  if (self->audit == NULL)
+    return NULL;
+  self->http = ow_http_client_new ();
+  return g_steal_pointer (&self);
+}
+
+const OwPaths *
+ow_context_get_paths (OwContext *self)
+{
+  return self->paths;
+}
+
+OwConfig *
+ow_context_get_config (OwContext *self)
+{
+  return self->config;
+}
+
+OwStore *
+ow_context_get_store (OwContext *self)
+{
+  return self->store;
+}
+
+OwAuditLog *
+ow_context_get_audit (OwContext *self)
+{
+  return self->audit;
+}
+
+OwHttpClient *
+ow_context_get_http (OwContext *self)
+{
+  return self->http;
+}
+
+gboolean
+ow_context_is_isolated (OwContext *self)
+{
+  return self->isolated;
+}
+
+const char *
+ow_context_default_model (OwContext *self)
+{
+  const char *env = g_getenv ("OPENWORKER_MODEL");
+
+  if (env != NULL && *env != '\0')
+    return env;
+  return ow_config_get_string (self->config, "model");
+}
+
+OwProvider *
+ow_context_create_provider (OwContext              *self,
+                            const char             *model_id,
+                            char                  **bare_model,
+                            const OwProviderEntry **entry_out,
+                            GError                **error)
+{
+  const OwProviderEntry *entry = NULL;
+  g_autofree char *bare = NULL;
+  OwProviderOverrides overrides = { 0 };
+  OwProvider *provider;
+
+  if (!ow_model_id_split (model_id, &entry, &bare, error))
+    return NULL;
+  {
+    g_autofree char *base_key = g_strdup_printf ("providers.%s.base_url", entry->id);
+    g_autofree char *wire_key = g_strdup_printf ("providers.%s.wire", entry->id);
+    overrides.base_url = ow_config_get_string (self->config, base_key);
+    overrides.wire = ow_config_get_string (self->config, wire_key);
+  }
+  provider = ow_provider_catalog_create (entry, &overrides, NULL, self->http, error);
+  if (provider == NULL)
+    return NULL;
+  if (bare_model != NULL)
+    *bare_model = g_steal_pointer (&bare);
+  if (entry_out != NULL)
+    *entry_out = entry;
+  return provider;
+}

@@ -1,0 +1,53 @@
+/* ow-context.h: the services every part of the engine is given.
+ *
+ * One OwContext per process (or per test): the folders, the settings, the
+ * state database, the audit log and the HTTP client, plus the environment
+ * keys are read from. Everything that touches the machine is injected
+ * here, which is what lets tests run the real code against a temporary
+ * home and loopback servers.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "net/ow-http-client.h"
+#include "providers/ow-provider-catalog.h"
+#include "store/ow-audit-log.h"
+#include "store/ow-config.h"
+#include "store/ow-paths.h"
+#include "store/ow-store.h"
+
+G_BEGIN_DECLS
+
+#define OW_TYPE_CONTEXT (ow_context_get_type ())
+G_DECLARE_FINAL_TYPE (OwContext, ow_context, OW, CONTEXT, GObject)
+
+typedef struct {
+  const OwPaths *paths;        /* where things live (copied) */
+  gboolean       isolated;     /* read nothing from the machine: no config.toml, no stored keys */
+  const char    *project_dir;  /* a workspace whose .openworker/config.toml narrows the settings, or NULL */
+} OwContextOptions;
+
+/* Creates the folders, opens the databases and reads the settings. */
+OwContext    *ow_context_new            (const OwContextOptions *options, GError **error);
+
+const OwPaths *ow_context_get_paths     (OwContext *self);
+OwConfig     *ow_context_get_config     (OwContext *self);
+OwStore      *ow_context_get_store      (OwContext *self);
+OwAuditLog   *ow_context_get_audit      (OwContext *self);
+OwHttpClient *ow_context_get_http       (OwContext *self);
+gboolean      ow_context_is_isolated    (OwContext *self);
+
+/* The model to use when none is named: OPENWORKER_MODEL, else config
+ * `model`; NULL when neither is set. */
+const char   *ow_context_default_model  (OwContext *self);
+
+/* Builds the provider for a full model id, with the key and base URL this
+ * machine has for it. @bare_model receives the model as the wire wants it. */
+OwProvider   *ow_context_create_provider (OwContext              *self,
+                                          const char             *model_id,
+                                          char                  **bare_model,
+                                          const OwProviderEntry **entry,
+                                          GError                **error);
+
+G_END_DECLS

@@ -1,0 +1,906 @@
+/* ow-run.c: `openworker run` (see ow-run.h).
+ *
+ * The run is one main loop: the agent streams and calls tools on it, the
+ * attendant reads the terminal on it, SIGINT/SIGTERM and the wall-clock
+ * limit arrive on it as sources that cancel the turn. However the turn
+ * ends, the record is completed before the exit code is returned.
+ */
+#define G_LOG_DOMAIN "ow-run"
+
+#include "headless/ow-run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib-unix.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/ow-agent.h"
+#include "core/ow-context.h"
+#include "core/ow-coworker.h"
+#include "headless/ow-atif.h"
+#include "headless/ow-headless-attendant.h"
+#include "headless/ow-run-record.h"
+#include "ow-error.h"
+#include "ow-redact.h"
+
+typedef struct {
+  /* command line */
+  char     *prompt;
+  char     *prompt_file;
+  char     *workspace;
+  char    **add_dirs;
+  char     *coworker;
+  char     *model;
+  char     *approval_mode;
+  gboolean  auto_answer;
+  char    **allow_sites;
+  char     *allow_sites_file;
+  char     *out;
+  gboolean  isolated;
+  char     *reasoning_effort;
+  gint64    max_output_tokens;
+  gint64    max_iterations;
+  gint64    timeout_seconds;
+  gboolean  no_web_tools;
+  gint64    tool_result_max_bytes;
+  char     *provider_order;
+  char     *trajectory_atif;
+
+  /* resolved */
+  char     *task;            /* the prompt text */
+  const char *task_source;   /* "prompt", "prompt-file", "stdin" */
+  char     *workspace_abs;
+  GPtrArray *sites;          /* char*: --allow-site and --allow-sites-file entries */
+  const char *mode;          /* canonical approval mode */
+
+  /* the run */
+  GMainLoop    *loop;
+  GCancellable *cancellable;
+  gboolean      by_signal;
+  gboolean      by_timeout;
+  guint         n_signals;
+  OwTurnResult *result;
+  OwRunRecord  *record;
+  guint         tool_calls;
+  GHashTable   *tool_status;  /* status → count */
+  gint64        started_us;
+} Run;
+
+static void
+run_clear (Run *r)
+{
+  g_free (r->prompt);
+  g_free (r->prompt_file);
+  g_free (r->workspace);
+  g_strfreev (r->add_dirs);
+  g_free (r->coworker);
+  g_free (r->model);
+  g_free (r->approval_mode);
+  g_strfreev (r->allow_sites);
+  g_free (r->allow_sites_file);
+  g_free (r->out);
+  g_free (r->reasoning_effort);
+  g_free (r->provider_order);
+  g_free (r->trajectory_atif);
+  g_free (r->task);
+  g_free (r->workspace_abs);
+  g_clear_pointer (&r->sites, g_ptr_array_unref);
+  g_clear_pointer (&r->loop, g_main_loop_unref);
+  g_clear_object (&r->cancellable);
+  g_clear_pointer (&r->result, ow_turn_result_free);
+  g_clear_pointer (&r->record, ow_run_record_free);
+  g_clear_pointer (&r->tool_status, g_hash_table_unref);
+}
+
+static int G_GNUC_PRINTF (1, 2)
+usage_error (const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *msg = NULL;
+
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  fprintf (stderr, "openworker run: %s\n", msg);
+  return OW_EXIT_USAGE;
+}
+
+static void G_GNUC_PRINTF (1, 2)
+say (const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  fputs ("openworker: ", stderr);
+  vfprintf (stderr, fmt, ap);
+  fputc ('\n', stderr);
+  va_end (ap);
+}
+
+static const char *const efforts[] = { "none", "minimal", "low", "medium", "high", "xhigh", "max", NULL };
+
+/* ---- Reading the task and the flags ------------------------------------ */
+
+static char *
+read_all (int fd, GError **error)
+{
+  g_autoptr(GString) s = g_string_new (NULL);
+  char buf[65536];
+
+  for (;;)
+    {
+      ssize_t n = read (fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int saved = errno;
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s", g_strerror (saved));
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      g_string_append_len (s, buf, n);
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static gboolean
+valid_site (const char *site)
+{
+  const char *colon = strrchr (site, ':');
+  g_autofree char *host = colon != NULL ? g_strndup (site, colon - site) : g_strdup (site);
+
+  if (*host == '\0' || strchr (host, '*') != NULL || strchr (host, '/') != NULL || strchr (host, ' ') != NULL)
+    return FALSE;
+  if (colon != NULL)
+    {
+      char *end = NULL;
+      long port = strtol (colon + 1, &end, 10);
+      if (end == colon + 1 || *end != '\0' || port < 1 || port > 65535)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static int
+resolve_options (Run *r)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean piped = !isatty (STDIN_FILENO);
+
+  if (r->prompt != NULL && r->prompt_file != NULL)
+    return usage_error ("give the task with --prompt or --prompt-file, not both.");
+  if (r->prompt != NULL)
+    {
+      r->task = g_strdup (r->prompt);
+      r->task_source = "prompt";
+    }
+  else if (r->prompt_file != NULL && !g_str_equal (r->prompt_file, "-"))
+    {
+      if (!g_file_get_contents (r->prompt_file, &r->task, NULL, &error))
+        return usage_error ("could not read the task from --prompt-file %s: %s", r->prompt_file, error->message);
+      r->task_source = "prompt-file";
+    }
+  else if (r->prompt_file != NULL || piped)
+    {
+      r->task = read_all (STDIN_FILENO, &error);
+      if (r->task == NULL)
+        return usage_error ("could not read the task from standard input: %s", error->message);
+      r->task_source = "stdin";
+    }
+  if (r->task == NULL || *g_strstrip (r->task) == '\0')
+    return usage_error ("no task given. Pass --prompt TEXT or --prompt-file PATH, or pipe the task on standard "
+                        "input (cat task.md | openworker run).");
+  if (!g_utf8_validate (r->task, -1, NULL))
+    return usage_error ("the task is not valid UTF-8 text.");
+
+  if (r->coworker == NULL)
+    r->coworker = g_strdup ("cowork");
+  if (ow_coworker_lookup (r->coworker) == NULL)
+    {
+      g_autofree char *ids = g_strjoinv (", ", (char **) ow_coworker_ids ());
+      return usage_error ("unknown coworker \"%s\". The coworkers here are: %s.", r->coworker, ids);
+    }
+
+  r->mode = ow_approval_mode_canonical (r->approval_mode != NULL ? r->approval_mode : "ask");
+  if (r->mode == NULL || g_str_equal (r->mode, "plan") || g_str_equal (r->mode, "discuss"))
+    return usage_error ("--approval-mode must be ask, auto-approve, bypass-approvals or "
+                        "dangerously-bypass-approvals (got \"%s\").", r->approval_mode);
+
+  if (r->reasoning_effort != NULL && !g_strv_contains (efforts, r->reasoning_effort))
+    return usage_error ("--reasoning-effort must be one of none, minimal, low, medium, high, xhigh, max (got \"%s\").",
+                        r->reasoning_effort);
+  if (r->max_iterations == 0 || r->max_iterations < -1)
+    return usage_error ("--max-iterations must be at least 1.");
+  if (r->max_output_tokens < -1 || r->max_output_tokens == 0)
+    return usage_error ("--max-output-tokens must be at least 1.");
+  if (r->timeout_seconds < -1)
+    return usage_error ("--timeout-seconds must be 0 (no limit) or more.");
+  if (r->tool_result_max_bytes < -1)
+    return usage_error ("--tool-result-max-bytes must be 0 (no bound) or more.");
+
+  if (r->isolated && (r->out == NULL || r->model == NULL))
+    return usage_error ("--isolated reads nothing from this computer, so it needs --out DIR and --model ID.");
+
+  {
+    g_autofree char *ws = r->workspace != NULL ? g_strdup (r->workspace) : g_get_current_dir ();
+    g_autofree char *abs = g_canonicalize_filename (ws, NULL);
+    if (!g_file_test (abs, G_FILE_TEST_IS_DIR))
+      return usage_error ("the workspace %s is not a folder.", abs);
+    r->workspace_abs = g_steal_pointer (&abs);
+  }
+  for (guint i = 0; r->add_dirs != NULL && r->add_dirs[i] != NULL; i++)
+    if (!g_file_test (r->add_dirs[i], G_FILE_TEST_IS_DIR))
+      return usage_error ("--add-dir %s is not a folder.", r->add_dirs[i]);
+
+  r->sites = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; r->allow_sites != NULL && r->allow_sites[i] != NULL; i++)
+    {
+      if (!valid_site (r->allow_sites[i]))
+        return usage_error ("--allow-site %s is not HOST or HOST:PORT (exact host names, no wildcards).",
+                            r->allow_sites[i]);
+      g_ptr_array_add (r->sites, g_strdup (r->allow_sites[i]));
+    }
+  if (r->allow_sites_file != NULL)
+    {
+      g_autofree char *text = NULL;
+      g_auto(GStrv) lines = NULL;
+      if (!g_file_get_contents (r->allow_sites_file, &text, NULL, &error))
+        return usage_error ("could not read --allow-sites-file: %s", error->message);
+      lines = g_strsplit (text, "\n", -1);
+      for (guint i = 0; lines[i] != NULL; i++)
+        {
+          char *hash = strchr (lines[i], '#');
+          if (hash != NULL)
+            *hash = '\0';
+          g_strstrip (lines[i]);
+          if (*lines[i] == '\0')
+            continue;
+          if (!valid_site (lines[i]))
+            return usage_error ("%s line %u: \"%s\" is not HOST or HOST:PORT.", r->allow_sites_file, i + 1, lines[i]);
+          g_ptr_array_add (r->sites, g_strdup (lines[i]));
+        }
+    }
+  return 0;
+}
+
+/* ---- Events → stderr and the record ------------------------------------- */
+
+static void
+on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
+{
+  Run *r = user_data;
+  const char *type = event->type;
+  JsonObject *d = event->data;
+
+  ow_run_record_event (r->record, event);
+
+  if (g_str_equal (type, "tool_started"))
+    {
+      r->tool_calls++;
+    }
+  else if (g_str_equal (type, "tool_proposed"))
+    {
+      const char *name = json_object_get_string_member_with_default (d, "name", "?");
+      JsonObject *args = json_object_get_object_member (d, "arguments");
+      g_autofree char *shown = NULL;
+      if (args != NULL && json_object_has_member (args, "command"))
+        shown = g_strdup (json_object_get_string_member_with_default (args, "command", ""));
+      else if (args != NULL && json_object_has_member (args, "path"))
+        shown = g_strdup (json_object_get_string_member_with_default (args, "path", ""));
+      else
+        shown = g_strdup ("");
+      if (g_utf8_strlen (shown, -1) > 120)
+        {
+          g_autofree char *head = g_utf8_substring (shown, 0, 120);
+          g_free (shown);
+          shown = g_strconcat (head, "…", NULL);
+        }
+      g_strdelimit (shown, "\n\r", ' ');
+      fprintf (stderr, "  • %s %s\n", name, shown);
+    }
+  else if (g_str_equal (type, "tool_finished"))
+    {
+      const char *status = json_object_get_string_member_with_default (d, "status", "ok");
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (r->tool_status, status));
+      g_hash_table_insert (r->tool_status, g_strdup (status), GUINT_TO_POINTER (n + 1));
+      if (!g_str_equal (status, "ok"))
+        fprintf (stderr, "    ✗ %s%s%s\n", status, json_object_has_member (d, "reason") ? ": " : "",
+                 json_object_get_string_member_with_default (d, "reason", ""));
+    }
+  else if (g_str_equal (type, "assistant_message"))
+    {
+      JsonArray *calls = json_object_get_array_member (d, "tool_calls");
+      const char *text = json_object_get_string_member_with_default (d, "text", "");
+      /* Narration before tool calls is progress; the final answer goes to stdout. */
+      if (calls != NULL && json_array_get_length (calls) > 0 && *text != '\0')
+        fprintf (stderr, "› %s\n", text);
+    }
+  else if (g_str_equal (type, "provider_retry"))
+    {
+      g_autofree char *cause = ow_redact (json_object_get_string_member_with_default (d, "cause", ""));
+      fprintf (stderr, "openworker: provider error (%s: %s Cause: %s); retry %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+               " in %gs\n",
+               json_object_get_string_member_with_default (d, "error_type", "Error"),
+               json_object_get_string_member_with_default (d, "error", ""), cause,
+               json_object_get_int_member_with_default (d, "attempt", 0),
+               json_object_get_int_member_with_default (d, "max_attempts", 0),
+               json_object_get_double_member_with_default (d, "delay_seconds", 0));
+    }
+  else if (g_str_equal (type, "error"))
+    {
+      fprintf (stderr, "openworker: error: %s\n", json_object_get_string_member_with_default (d, "error", ""));
+    }
+}
+
+static void
+on_model_call_cb (OwAgent *agent, const OwModelCall *call, gpointer user_data)
+{
+  Run *r = user_data;
+  ow_run_record_model_call (r->record, call);
+}
+
+static void
+on_answer_cb (JsonObject *answer, gpointer user_data)
+{
+  Run *r = user_data;
+  ow_run_record_answer (r->record, answer);
+}
+
+/* ---- Stopping ----------------------------------------------------------- */
+
+static gboolean
+on_signal_cb (gpointer user_data)
+{
+  Run *r = user_data;
+
+  r->n_signals++;
+  if (r->n_signals > 1)
+    {
+      /* A second signal while the record is being written: the person
+       * really wants out. What was written line by line stays. */
+      fprintf (stderr, "\nopenworker: stopped again; exiting without finishing the record.\n");
+      _exit (OW_EXIT_INTERRUPTED);
+    }
+  if (!r->by_timeout)
+    r->by_signal = TRUE;
+  fprintf (stderr, "\nopenworker: stopping (writing the record)…\n");
+  g_cancellable_cancel (r->cancellable);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_timeout_cb (gpointer user_data)
+{
+  Run *r = user_data;
+
+  if (!r->by_signal)
+    {
+      r->by_timeout = TRUE;
+      fprintf (stderr, "openworker: the time limit of %" G_GINT64_FORMAT " s was reached; stopping.\n",
+               r->timeout_seconds);
+    }
+  g_cancellable_cancel (r->cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_turn_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Run *r = user_data;
+  g_autoptr(GError) error = NULL;
+
+  r->result = ow_agent_run_finish (OW_AGENT (source), result, &error);
+  if (r->result == NULL)
+    {
+      r->result = g_new0 (OwTurnResult, 1);
+      r->result->outcome = OW_OUTCOME_MODEL_ERROR;
+      r->result->error = g_strdup (error->message);
+      r->result->error_type = g_strdup ("Error");
+    }
+  g_main_loop_quit (r->loop);
+}
+
+/* ---- The record's documents --------------------------------------------- */
+
+static const char *
+outcome_name (Run *r)
+{
+  if (r->result->outcome == OW_OUTCOME_INTERRUPTED)
+    return r->by_timeout ? "timeout" : "interrupted";
+  return ow_outcome_to_string (r->result->outcome);
+}
+
+static int
+exit_code (Run *r)
+{
+  switch (r->result->outcome)
+    {
+    case OW_OUTCOME_COMPLETED:
+      return OW_EXIT_OK;
+    case OW_OUTCOME_INTERRUPTED:
+      return r->by_timeout ? OW_EXIT_EARLY : OW_EXIT_INTERRUPTED;
+    default:
+      return OW_EXIT_EARLY;
+    }
+}
+
+static JsonObject *
+build_summary (Run *r, OwContext *ctx, OwSession *session, const char *provider_id, gint64 iterations_cap,
+               gint64 result_max, gboolean terminal)
+{
+  JsonObject *s = json_object_new ();
+  JsonObject *args = json_object_new ();
+  JsonObject *tokens = json_object_new ();
+  JsonObject *by_status = json_object_new ();
+  JsonArray *extra = json_array_new ();
+  JsonArray *sites = json_array_new ();
+  OwUsage u;
+  double cost;
+  gboolean priced;
+  GHashTableIter iter;
+  gpointer key, value;
+  g_autoptr(GDateTime) start = g_date_time_new_from_unix_utc (r->started_us / G_USEC_PER_SEC);
+  g_autofree char *started = g_date_time_format_iso8601 (start);
+  g_autoptr(GDateTime) end = g_date_time_new_now_utc ();
+  g_autofree char *finished = g_date_time_format_iso8601 (end);
+
+  json_object_set_string_member (s, "outcome", outcome_name (r));
+  json_object_set_int_member (s, "exit_code", exit_code (r));
+  if (r->result->error != NULL)
+    {
+      json_object_set_string_member (s, "error", r->result->error);
+      json_object_set_string_member (s, "error_type", r->result->error_type);
+    }
+  json_object_set_string_member (s, "session_id", ow_session_get_id (session));
+  json_object_set_string_member (s, "coworker", r->coworker);
+  json_object_set_string_member (s, "model", ow_session_get_model (session));
+  json_object_set_string_member (s, "provider", provider_id);
+  json_object_set_string_member (s, "approval_mode", r->mode);
+  json_object_set_string_member (s, "attendance", terminal && !r->auto_answer ? "attended" : "auto");
+  json_object_set_boolean_member (s, "terminal", terminal);
+  json_object_set_int_member (s, "iterations", r->result->iterations);
+  json_object_set_int_member (s, "tool_calls", r->tool_calls);
+  g_hash_table_iter_init (&iter, r->tool_status);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    json_object_set_int_member (by_status, key, GPOINTER_TO_UINT (value));
+  json_object_set_object_member (s, "tool_results", by_status);
+  json_object_set_int_member (s, "model_calls", ow_run_record_get_n_calls (r->record));
+  json_object_set_int_member (s, "retries", ow_run_record_get_n_retries (r->record));
+
+  ow_run_record_get_totals (r->record, &u, &cost, &priced);
+  json_object_set_int_member (tokens, "input", u.input);
+  json_object_set_int_member (tokens, "output", u.output);
+  json_object_set_int_member (tokens, "cache_read", u.cache_read);
+  json_object_set_int_member (tokens, "cache_write", u.cache_write);
+  json_object_set_int_member (tokens, "reasoning", u.reasoning);
+  json_object_set_int_member (tokens, "prompt_total", u.input + u.cache_read + u.cache_write);
+  json_object_set_object_member (s, "tokens", tokens);
+  if (priced)
+    json_object_set_double_member (s, "cost_usd", cost);
+  else
+    json_object_set_null_member (s, "cost_usd");
+  json_object_set_string_member (s, "cost_note", priced
+    ? "estimated from OpenWorker's prices table; price the token counts yourself for billing"
+    : "no estimate: the model is not in OpenWorker's prices table");
+
+  /* Without compaction yet, the whole conversation is sent each time: the
+   * window is whatever the provider has, and nothing triggers compaction. */
+  json_object_set_null_member (s, "context_window");
+  json_object_set_null_member (s, "compaction_trigger");
+  json_object_set_array_member (s, "hosts", ow_run_record_dup_hosts (r->record));
+  json_object_set_boolean_member (s, "web_tools", FALSE);
+  json_object_set_double_member (s, "duration_seconds", (g_get_real_time () - r->started_us) / 1e6);
+  json_object_set_string_member (s, "started_at", started);
+  json_object_set_string_member (s, "finished_at", finished);
+  json_object_set_string_member (s, "openworker_version", OW_VERSION);
+
+  json_object_set_string_member (args, "task_source", r->task_source);
+  json_object_set_string_member (args, "workspace", r->workspace_abs);
+  for (guint i = 0; r->add_dirs != NULL && r->add_dirs[i] != NULL; i++)
+    {
+      g_autofree char *abs = g_canonicalize_filename (r->add_dirs[i], NULL);
+      json_array_add_string_element (extra, abs);
+    }
+  json_object_set_array_member (args, "extra_dirs", extra);
+  json_object_set_string_member (args, "coworker", r->coworker);
+  json_object_set_string_member (args, "model", ow_session_get_model (session));
+  json_object_set_string_member (args, "approval_mode", r->mode);
+  json_object_set_boolean_member (args, "auto_answer", r->auto_answer);
+  for (guint i = 0; i < r->sites->len; i++)
+    json_array_add_string_element (sites, g_ptr_array_index (r->sites, i));
+  json_object_set_array_member (args, "allow_sites", sites);
+  json_object_set_string_member (args, "out", ow_run_record_get_dir (r->record));
+  json_object_set_boolean_member (args, "isolated", r->isolated);
+  if (r->reasoning_effort != NULL)
+    json_object_set_string_member (args, "reasoning_effort", r->reasoning_effort);
+  else
+    json_object_set_null_member (args, "reasoning_effort");
+  if (r->max_output_tokens > 0)
+    json_object_set_int_member (args, "max_output_tokens", r->max_output_tokens);
+  else
+    json_object_set_null_member (args, "max_output_tokens");
+  json_object_set_int_member (args, "max_iterations", iterations_cap);
+  json_object_set_int_member (args, "timeout_seconds", MAX (r->timeout_seconds, 0));
+  json_object_set_boolean_member (args, "no_web_tools", r->no_web_tools);
+  json_object_set_int_member (args, "tool_result_max_bytes", result_max);
+  if (r->provider_order != NULL)
+    json_object_set_string_member (args, "provider_order", r->provider_order);
+  if (r->trajectory_atif != NULL)
+    json_object_set_string_member (args, "trajectory_atif", r->trajectory_atif);
+  json_object_set_object_member (s, "args", args);
+  return s;
+}
+
+static const char *
+last_answer (OwSession *session)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (session));
+
+  for (guint i = n; i > 0; i--)
+    {
+      JsonObject *m = ow_session_get_message_json (session, i - 1);
+      if (g_str_equal (json_object_get_string_member_with_default (m, "role", ""), "assistant"))
+        return json_object_get_string_member_with_default (m, "content", "");
+    }
+  return "";
+}
+
+static gboolean
+write_documents (Run *r, OwContext *ctx, OwSession *session, OwAgent *agent, JsonArray *tool_defs,
+                 const char *provider_id, gint64 iterations_cap, gint64 result_max, gboolean terminal)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) summary = build_summary (r, ctx, session, provider_id, iterations_cap, result_max, terminal);
+  g_autoptr(JsonNode) summary_node = json_node_init_object (json_node_alloc (), summary);
+  g_autoptr(JsonArray) history = ow_session_dup_history (session);
+  g_autoptr(JsonNode) messages_node = json_node_init_array (json_node_alloc (), history);
+  g_autoptr(JsonObject) extra = json_object_new ();
+  g_autoptr(JsonObject) traj = NULL;
+  g_autoptr(JsonNode) traj_node = NULL;
+  g_autoptr(GPtrArray) problems = NULL;
+  g_autofree char *audit_path = g_build_filename (ow_run_record_get_dir (r->record), "audit.db", NULL);
+  OwAtifInput input = {
+    .session_id = ow_session_get_id (session),
+    .agent_version = OW_VERSION,
+    .model_name = ow_session_get_model (session),
+    .reasoning_effort = r->reasoning_effort,
+    .tool_definitions = tool_defs,
+    .call_facts = ow_run_record_get_call_facts (r->record),
+    .extra = extra,
+  };
+  gboolean ok = TRUE;
+
+  json_object_set_string_member (extra, "outcome", outcome_name (r));
+  json_object_set_int_member (extra, "exit_code", exit_code (r));
+  json_object_set_string_member (extra, "approval_mode", r->mode);
+  json_object_set_string_member (extra, "coworker", r->coworker);
+  traj = ow_atif_build (session, &input);
+  traj_node = json_node_init_object (json_node_alloc (), traj);
+
+  if (!ow_atif_validate (traj_node, &problems))
+    {
+      say ("internal error: the trajectory does not pass the ATIF-v1.7 rules; it is saved as "
+           "trajectory.invalid.json. Problems:");
+      for (guint i = 0; i < problems->len; i++)
+        fprintf (stderr, "  - %s\n", (char *) g_ptr_array_index (problems, i));
+      ow_run_record_write_json (r->record, "trajectory.invalid.json", traj_node, NULL);
+      ok = FALSE;
+    }
+  else if (!ow_run_record_write_json (r->record, "trajectory.json", traj_node, &error))
+    {
+      say ("could not write trajectory.json: %s", error->message);
+      g_clear_error (&error);
+      ok = FALSE;
+    }
+  if (r->trajectory_atif != NULL && ok)
+    {
+      g_autoptr(JsonGenerator) gen = json_generator_new ();
+      g_autofree char *text = NULL;
+      json_generator_set_pretty (gen, TRUE);
+      json_generator_set_root (gen, traj_node);
+      text = json_generator_to_data (gen, NULL);
+      if (!ow_write_file_atomic (r->trajectory_atif, text, -1, 0644, &error))
+        {
+          say ("could not write --trajectory-atif %s: %s", r->trajectory_atif, error->message);
+          g_clear_error (&error);
+        }
+    }
+  if (!ow_run_record_write_json (r->record, "messages.json", messages_node, &error)
+      || !ow_run_record_write_answers (r->record, &error)
+      || !ow_run_record_write_json (r->record, "summary.json", summary_node, &error))
+    {
+      say ("could not complete the record: %s", error->message);
+      g_clear_error (&error);
+      ok = FALSE;
+    }
+  g_unlink (audit_path);
+  if (!ow_audit_log_export_session (ow_context_get_audit (ctx), ow_session_get_id (session), audit_path, &error))
+    {
+      say ("could not write audit.db: %s", error->message);
+      g_clear_error (&error);
+      ok = FALSE;
+    }
+  return ok;
+}
+
+/* ---- The run ------------------------------------------------------------ */
+
+static char *
+default_record_dir (OwContext *ctx, const char *workspace, const char *session_id)
+{
+  g_autofree char *dashed = g_strdup (workspace);
+
+  g_strdelimit (dashed, "/\\:", '-');
+  return g_build_filename (ow_context_get_paths (ctx)->state_dir, "sessions", dashed, session_id, NULL);
+}
+
+static void
+load_retry_delays (OwAgent *agent)
+{
+  /* Harnesses and tests may shorten the waits; the schedule's length is the
+   * number of retries. */
+  const char *env = g_getenv ("OPENWORKER_RETRY_DELAYS");
+  g_auto(GStrv) parts = NULL;
+  g_autoptr(GArray) delays = NULL;
+
+  if (env == NULL || *env == '\0')
+    return;
+  parts = g_strsplit (env, ",", -1);
+  delays = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      double d = g_ascii_strtod (parts[i], NULL);
+      g_array_append_val (delays, d);
+    }
+  ow_agent_set_retry_delays (agent, (const double *) delays->data, delays->len);
+}
+
+static int
+run (Run *r)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwPaths) paths = NULL;
+  g_autoptr(OwContext) ctx = NULL;
+  g_autoptr(OwProvider) provider = NULL;
+  g_autoptr(OwSession) session = NULL;
+  g_autoptr(OwToolRegistry) tools = NULL;
+  g_autoptr(OwExecutor) executor = NULL;
+  g_autoptr(OwPolicy) policy = NULL;
+  g_autoptr(OwAttendant) attendant = NULL;
+  g_autoptr(OwAgent) agent = NULL;
+  g_autoptr(JsonArray) tool_defs = NULL;
+  g_autofree char *bare = NULL;
+  g_autofree char *record_dir = NULL;
+  g_autofree char *instructions = NULL;
+  g_autofree char *spill = NULL;
+  const OwProviderEntry *entry = NULL;
+  const OwCoworker *coworker = ow_coworker_lookup (r->coworker);
+  const char *model;
+  gint64 iterations_cap = 150, result_max;
+  int tty = -1;
+  guint sigint_id, sigterm_id, timeout_id = 0;
+  gboolean terminal, ok;
+  int code;
+
+  if (r->isolated)
+    {
+      g_autofree char *root = g_build_filename (r->out, "state", NULL);
+      paths = ow_paths_new_under (root);
+    }
+  else
+    paths = ow_paths_new_default ();
+  {
+    OwContextOptions options = { .paths = paths, .isolated = r->isolated, .project_dir = r->workspace_abs };
+    ctx = ow_context_new (&options, &error);
+  }
+  if (ctx == NULL)
+    return usage_error ("%s", error->message);
+
+  model = r->model != NULL ? r->model : ow_context_default_model (ctx);
+  if (model == NULL)
+    return usage_error ("no model is set. Name one with --model provider:model (for example "
+                        "--model anthropic:claude-sonnet-4-5), set OPENWORKER_MODEL, or set model in %s/config.toml, "
+                        "and set that provider's key variable (for example ANTHROPIC_API_KEY).",
+                        ow_context_get_paths (ctx)->config_dir);
+  provider = ow_context_create_provider (ctx, model, &bare, &entry, &error);
+  if (provider == NULL)
+    return usage_error ("%s", error->message);
+  if (r->provider_order != NULL && !g_str_equal (entry->id, "openrouter"))
+    return usage_error ("--provider-order pins an upstream host on OpenRouter; the model %s is not an OpenRouter model.",
+                        model);
+
+  if (r->max_iterations > 0)
+    iterations_cap = r->max_iterations;
+  else
+    ow_config_get_int (ow_context_get_config (ctx), "max_iterations", &iterations_cap);
+  result_max = r->tool_result_max_bytes >= 0 ? r->tool_result_max_bytes : 10000;
+  if (r->tool_result_max_bytes < 0)
+    ow_config_get_int (ow_context_get_config (ctx), "tool_result_max_bytes", &result_max);
+
+  {
+    OwSessionSpec spec = {
+      .workspace = r->workspace_abs,
+      .model = model,
+      .mode = r->mode,
+      .coworker = r->coworker,
+      .origin = "cli",
+    };
+    session = ow_session_new (ow_context_get_store (ctx), &spec, &error);
+  }
+  if (session == NULL)
+    {
+      say ("could not start the session: %s", error->message);
+      return OW_EXIT_CRASH;
+    }
+  for (guint i = 0; r->add_dirs != NULL && r->add_dirs[i] != NULL; i++)
+    if (!ow_session_add_root (session, r->add_dirs[i], TRUE, "added", &error))
+      return usage_error ("--add-dir %s: %s", r->add_dirs[i], error->message);
+
+  record_dir = r->out != NULL ? g_canonicalize_filename (r->out, NULL)
+                              : default_record_dir (ctx, r->workspace_abs, ow_session_get_id (session));
+  r->record = ow_run_record_open (record_dir, &error);
+  if (r->record == NULL)
+    {
+      say ("could not create the record folder: %s", error->message);
+      return OW_EXIT_CRASH;
+    }
+
+  tools = ow_tool_registry_new ();
+  if (!ow_tool_registry_add_builtins (tools, coworker->tool_groups, &error))
+    {
+      say ("could not set up the tools: %s", error->message);
+      return OW_EXIT_CRASH;
+    }
+  tool_defs = ow_tool_registry_dup_definitions (tools);
+
+  tty = open ("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+  terminal = tty >= 0;
+  attendant = ow_headless_attendant_new (tty, r->auto_answer, g_str_equal (r->mode, "dangerously-bypass-approvals"),
+                                         on_answer_cb, r);
+  executor = ow_executor_direct_new (r->workspace_abs);
+  policy = ow_policy_new (ow_context_get_config (ctx));
+  agent = ow_agent_new (session, provider, bare, tools, executor, policy, attendant, ow_context_get_audit (ctx));
+  instructions = ow_coworker_build_instructions (coworker, r->workspace_abs, ow_session_get_roots (session));
+  ow_agent_set_instructions (agent, instructions);
+  ow_agent_set_max_iterations (agent, (guint) CLAMP (iterations_cap, 1, G_MAXUINT));
+  if (r->max_output_tokens > 0)
+    ow_agent_set_max_output_tokens (agent, r->max_output_tokens);
+  ow_agent_set_reasoning_effort (agent, r->reasoning_effort);
+  ow_agent_set_provider_order (agent, r->provider_order);
+  spill = g_build_filename (record_dir, "tool-output", NULL);
+  if (!ow_agent_set_tool_result_limit (agent, (gsize) result_max, spill, &error))
+    {
+      say ("could not prepare %s: %s", spill, error->message);
+      return OW_EXIT_CRASH;
+    }
+  load_retry_delays (agent);
+
+  g_signal_connect (session, "event", G_CALLBACK (on_session_event_cb), r);
+  g_signal_connect (agent, "model-call", G_CALLBACK (on_model_call_cb), r);
+
+  if (g_str_equal (r->mode, "dangerously-bypass-approvals"))
+    say ("WARNING: --approval-mode dangerously-bypass-approvals grants every approval and switches the safety "
+         "checks off. Use it only on a disposable machine or container.");
+  if (!terminal && (g_str_equal (r->mode, "ask") || g_str_equal (r->mode, "auto-approve")))
+    say ("no terminal: every approval that needs a person will be refused and recorded (mode %s). "
+         "For a run with nobody present use --approval-mode auto-approve or bypass-approvals.", r->mode);
+  say ("%s · %s · %s · session %s", r->coworker, model, r->mode, ow_session_get_id (session));
+
+  r->loop = g_main_loop_new (NULL, FALSE);
+  r->cancellable = g_cancellable_new ();
+  r->tool_status = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  sigint_id = g_unix_signal_add (SIGINT, on_signal_cb, r);
+  sigterm_id = g_unix_signal_add (SIGTERM, on_signal_cb, r);
+  if (r->timeout_seconds > 0)
+    timeout_id = g_timeout_add_seconds ((guint) MIN (r->timeout_seconds, G_MAXUINT), on_timeout_cb, r);
+
+  ow_agent_run_async (agent, r->task, r->cancellable, on_turn_done_cb, r);
+  g_main_loop_run (r->loop);
+
+  if (timeout_id != 0 && !r->by_timeout)
+    g_source_remove (timeout_id);
+
+  ok = write_documents (r, ctx, session, agent, tool_defs, entry->id, iterations_cap, result_max, terminal);
+  code = ok ? exit_code (r) : OW_EXIT_CRASH;
+
+  if (r->result->outcome == OW_OUTCOME_COMPLETED)
+    {
+      const char *answer = last_answer (session);
+      fputs (answer, stdout);
+      if (*answer != '\0' && answer[strlen (answer) - 1] != '\n')
+        fputc ('\n', stdout);
+      fflush (stdout);
+    }
+  {
+    OwUsage u;
+    double cost;
+    gboolean priced;
+    g_autofree char *cost_text = NULL;
+    ow_run_record_get_totals (r->record, &u, &cost, &priced);
+    cost_text = priced ? g_strdup_printf (" · est. $%.4f", cost) : g_strdup ("");
+    say ("%s · %u iteration%s · %u tool call%s · %" G_GINT64_FORMAT " tokens in, %" G_GINT64_FORMAT " out%s · record: %s",
+         outcome_name (r), r->result->iterations, r->result->iterations == 1 ? "" : "s",
+         r->tool_calls, r->tool_calls == 1 ? "" : "s",
+         u.input + u.cache_read + u.cache_write, u.output, cost_text, record_dir);
+  }
+
+  g_source_remove (sigint_id);
+  g_source_remove (sigterm_id);
+  g_signal_handlers_disconnect_by_data (session, r);
+  g_signal_handlers_disconnect_by_data (agent, r);
+  g_clear_object (&agent);
+  g_clear_object (&executor);
+  if (tty >= 0)
+    {
+      g_clear_object (&attendant);
+      close (tty);
+    }
+  return code;
+}
+
+int
+ow_run_main (int argc, char **argv)
+{
+  Run r = {
+    .max_output_tokens = -1,
+    .max_iterations = -1,
+    .timeout_seconds = -1,
+    .tool_result_max_bytes = -1,
+  };
+  GOptionEntry entries[] = {
+    { "prompt", 0, 0, G_OPTION_ARG_STRING, &r.prompt, "The task", "TEXT" },
+    { "prompt-file", 0, 0, G_OPTION_ARG_FILENAME, &r.prompt_file, "Read the task from a file (- for standard input)", "PATH" },
+    { "workspace", 0, 0, G_OPTION_ARG_FILENAME, &r.workspace, "The folder the agent works in (default: the current folder)", "DIR" },
+    { "add-dir", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &r.add_dirs, "An extra folder the agent may read and write (repeatable)", "DIR" },
+    { "coworker", 0, 0, G_OPTION_ARG_STRING, &r.coworker, "Who does the task: cowork (default) or code", "ID" },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &r.model, "provider:model or provider/model", "ID" },
+    { "approval-mode", 0, 0, G_OPTION_ARG_STRING, &r.approval_mode,
+      "ask (default), auto-approve, bypass-approvals or dangerously-bypass-approvals", "MODE" },
+    { "auto-answer", 0, 0, G_OPTION_ARG_NONE, &r.auto_answer, "Nobody will answer questions: answer them by rule", NULL },
+    { "allow-site", 0, 0, G_OPTION_ARG_STRING_ARRAY, &r.allow_sites, "A site this run may reach (repeatable)", "HOST[:PORT]" },
+    { "allow-sites-file", 0, 0, G_OPTION_ARG_FILENAME, &r.allow_sites_file, "Sites from a file, one per line", "FILE" },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &r.out, "Where the record goes", "DIR" },
+    { "isolated", 0, 0, G_OPTION_ARG_NONE, &r.isolated, "Read nothing from this computer (needs --out and --model)", NULL },
+    { "reasoning-effort", 0, 0, G_OPTION_ARG_STRING, &r.reasoning_effort, "none, minimal, low, medium, high, xhigh or max", "LEVEL" },
+    { "max-output-tokens", 0, 0, G_OPTION_ARG_INT64, &r.max_output_tokens, "The longest reply per model call", "N" },
+    { "max-iterations", 0, 0, G_OPTION_ARG_INT64, &r.max_iterations, "The most model replies in the run", "N" },
+    { "timeout-seconds", 0, 0, G_OPTION_ARG_INT64, &r.timeout_seconds, "Wall-clock limit (0: none)", "N" },
+    { "no-web-tools", 0, 0, G_OPTION_ARG_NONE, &r.no_web_tools, "Never offer web_search or web_fetch", NULL },
+    { "tool-result-max-bytes", 0, 0, G_OPTION_ARG_INT64, &r.tool_result_max_bytes, "Bound each tool result (default 10000; 0: off)", "N" },
+    { "provider-order", 0, 0, G_OPTION_ARG_STRING, &r.provider_order, "OpenRouter only: pin the upstream host, no fallback", "HOSTS" },
+    { "trajectory-atif", 0, 0, G_OPTION_ARG_FILENAME, &r.trajectory_atif, "Also write the trajectory here", "PATH" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) octx = g_option_context_new ("- run one task to the end and leave a record");
+  g_autoptr(GError) error = NULL;
+  int code;
+
+  g_option_context_add_main_entries (octx, entries, NULL);
+  g_option_context_set_summary (octx,
+    "The answer goes to standard output; progress and the closing summary to standard error.\n"
+    "Exit codes: 0 finished, 1 crashed before a record, 2 bad command line, 3 stopped early, 130 stopped by a signal.");
+  if (!g_option_context_parse (octx, &argc, &argv, &error))
+    {
+      code = usage_error ("%s. Try 'openworker run --help'.", error->message);
+      run_clear (&r);
+      return code;
+    }
+  if (argc > 1)
+    {
+      code = usage_error ("unexpected argument \"%s\". Give the task with --prompt \"…\".", argv[1]);
+      run_clear (&r);
+      return code;
+    }
+  signal (SIGPIPE, SIG_IGN);
+  code = resolve_options (&r);
+  if (code == 0)
+    code = run (&r);
+  run_clear (&r);
+  return code;
+}

@@ -1,0 +1,76 @@
+/* ow-executor.h: where the shell and file tools run.
+ *
+ * The seam the sandbox plugs into. The direct executor runs the libc tool
+ * bodies (tools/body/) in this process on worker threads; a sandbox
+ * executor (engine/sandbox, later) sends the same calls to
+ * openworker-tool-runner behind a wall. The engine does not care which: it
+ * hands over a tool name and the argument text and gets a result back,
+ * together with the enforcement level to record.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "tools/ow-tool.h"
+
+G_BEGIN_DECLS
+
+/* A folder the tools may use. */
+typedef struct {
+  char    *path;      /* absolute, canonical */
+  gboolean writable;
+  char    *label;     /* "workspace", "added", "tool-output", … */
+} OwRoot;
+
+OwRoot *ow_root_new  (const char *path, gboolean writable, const char *label);
+void    ow_root_free (OwRoot *root);
+
+#define OW_TYPE_EXECUTOR (ow_executor_get_type ())
+G_DECLARE_INTERFACE (OwExecutor, ow_executor, OW, EXECUTOR, GObject)
+
+struct _OwExecutorInterface
+{
+  GTypeInterface parent_iface;
+
+  /* Replaces the folders (OwRoot*, primary first). */
+  void          (*set_roots)       (OwExecutor *self, GPtrArray *roots);
+  /* Whether @tool runs here. */
+  gboolean      (*handles)         (OwExecutor *self, const char *tool);
+  void          (*execute_async)   (OwExecutor         *self,
+                                    const char         *tool,
+                                    const char         *args_text,
+                                    GCancellable       *cancellable,
+                                    GAsyncReadyCallback callback,
+                                    gpointer            user_data);
+  OwToolResult *(*execute_finish)  (OwExecutor    *self,
+                                    GAsyncResult  *result,
+                                    GError       **error);
+  /* What protects the machine from these calls, for the audit trail:
+   * "none (direct)", "linux sandbox", … */
+  const char   *(*get_enforcement) (OwExecutor *self);
+};
+
+void          ow_executor_set_roots       (OwExecutor *self, GPtrArray *roots);
+gboolean      ow_executor_handles         (OwExecutor *self, const char *tool);
+void          ow_executor_execute_async   (OwExecutor         *self,
+                                           const char         *tool,
+                                           const char         *args_text,
+                                           GCancellable       *cancellable,
+                                           GAsyncReadyCallback callback,
+                                           gpointer            user_data);
+OwToolResult *ow_executor_execute_finish  (OwExecutor *self, GAsyncResult *result, GError **error);
+const char   *ow_executor_get_enforcement (OwExecutor *self);
+
+/* The in-process executor. @cwd is where the shell starts; the shell's
+ * environment is this process's minus every variable whose name says it
+ * holds a secret. */
+#define OW_TYPE_EXECUTOR_DIRECT (ow_executor_direct_get_type ())
+G_DECLARE_FINAL_TYPE (OwExecutorDirect, ow_executor_direct, OW, EXECUTOR_DIRECT, GObject)
+
+OwExecutor   *ow_executor_direct_new      (const char *cwd);
+
+/* The environment tools get: @envp (NULL = this process's) without
+ * secret-looking variables. */
+char        **ow_tool_environment         (const char *const *envp);
+
+G_END_DECLS
