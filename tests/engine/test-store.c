@@ -1,0 +1,322 @@
+/* test-store.c: sessions, messages, events and settings on disk. */
+#include <glib/gstdio.h>
+
+#include "core/ow-session.h"
+#include "ow-error.h"
+#include "ow-redact.h"
+#include "store/ow-audit-log.h"
+#include "store/ow-config.h"
+#include "store/ow-paths.h"
+#include "store/ow-store.h"
+
+typedef struct {
+  char *dir;
+  char *db;
+} Fixture;
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  f->dir = g_dir_make_tmp ("ow-store-XXXXXX", NULL);
+  f->db = g_build_filename (f->dir, "openworker.db", NULL);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", f->dir);
+  g_assert_cmpint (system (cmd), ==, 0);
+  g_free (f->dir);
+  g_free (f->db);
+}
+
+static void
+on_event_count_cb (OwSession *session, OwEvent *event, gpointer user_data)
+{
+  GPtrArray *seen = user_data;
+  g_ptr_array_add (seen, ow_event_copy (event));
+}
+
+static void
+test_session_roundtrip (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwStore) store = ow_store_open (f->db, &error);
+  g_autoptr(OwSession) session = NULL;
+  g_autoptr(OwSession) again = NULL;
+  g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_event_free);
+  g_autofree char *id = NULL;
+  OwSessionSpec spec = { .workspace = f->dir, .model = "openai:gpt-4o", .mode = "ask", .coworker = "code" };
+  JsonObject *msg;
+
+  g_assert_no_error (error);
+  session = ow_session_new (store, &spec, &error);
+  g_assert_no_error (error);
+  id = g_strdup (ow_session_get_id (session));
+  g_assert_cmpuint (strlen (id), ==, 12);
+  g_signal_connect (session, "event", G_CALLBACK (on_event_count_cb), seen);
+
+  msg = ow_message_json_user ("hello");
+  g_assert_true (ow_session_append_message (session, msg, &error));
+  json_object_unref (msg);
+  msg = ow_message_json_tool ("call_1", "{\"ok\":true}");
+  g_assert_true (ow_session_append_message (session, msg, &error));
+  json_object_unref (msg);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (session)), ==, 2);
+
+  g_assert_true (ow_session_emit (session, "turn_start", NULL, &error));
+  g_assert_true (ow_session_emit (session, "turn_end", NULL, &error));
+  g_assert_cmpuint (seen->len, ==, 2);
+  g_assert_cmpint (((OwEvent *) g_ptr_array_index (seen, 0))->seq, ==, 1);
+  g_assert_cmpint (((OwEvent *) g_ptr_array_index (seen, 1))->seq, ==, 2);
+  g_assert_true (ow_session_add_tool_grant (session, "write_file", &error));
+  g_assert_true (ow_session_add_command_grant (session, "make test", &error));
+  g_clear_object (&session);
+
+  /* Reopen: everything acknowledged is there. */
+  again = ow_session_load (store, id, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (ow_session_get_coworker (again), ==, "code");
+  g_assert_cmpstr (ow_session_get_model (again), ==, "openai:gpt-4o");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (again)), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (ow_session_get_message_json (again, 1), "tool_call_id"), ==, "call_1");
+  g_assert_cmpint (ow_session_get_last_seq (again), ==, 2);
+  g_assert_true (ow_session_has_tool_grant (again, "write_file"));
+  g_assert_false (ow_session_has_tool_grant (again, "run_shell"));
+  g_assert_true (ow_session_has_command_grant (again, "make test"));
+  g_assert_false (ow_session_has_command_grant (again, "make test; rm -rf /"));
+  /* Sequence numbers continue after a reload. */
+  g_assert_true (ow_session_emit (again, "turn_start", NULL, &error));
+  g_assert_cmpint (ow_session_get_last_seq (again), ==, 3);
+}
+
+static void
+collect_types_cb (gint64 seq, gint64 ts, const char *type, const char *data, gpointer user_data)
+{
+  g_string_append_printf (user_data, "%" G_GINT64_FORMAT ":%s ", seq, type);
+}
+
+static void
+test_events_since (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwStore) store = ow_store_open (f->db, &error);
+  OwSessionSpec spec = { .model = "openai:gpt-4o" };
+  g_autoptr(OwSession) session = ow_session_new (store, &spec, &error);
+  g_autoptr(GString) s = g_string_new (NULL);
+  const char *types[] = { "turn_start", "assistant_delta", "assistant_message", "turn_end" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    g_assert_true (ow_session_emit (session, types[i], NULL, &error));
+  g_assert_true (ow_store_event_foreach_since (store, ow_session_get_id (session), 2, collect_types_cb, s, &error));
+  g_assert_cmpstr (s->str, ==, "3:assistant_message 4:turn_end ");
+}
+
+static void
+test_append_fails_cleanly (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwStore) store = ow_store_open (f->db, &error);
+  OwSessionSpec spec = { .model = "openai:gpt-4o" };
+  g_autoptr(OwSession) session = ow_session_new (store, &spec, &error);
+  JsonObject *msg = ow_message_json_user ("one");
+
+  g_assert_true (ow_session_append_message (session, msg, &error));
+  /* Another writer took index 1 behind the session's back: the append must
+   * fail with an error and leave the history as it was. */
+  g_assert_true (ow_store_message_append (store, ow_session_get_id (session), 1, "{}", &error));
+  g_assert_false (ow_session_append_message (session, msg, &error));
+  g_assert_error (error, OW_STORE_ERROR, OW_STORE_ERROR_FAILED);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (session)), ==, 1);
+  json_object_unref (msg);
+}
+
+static void
+test_config_layers (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *machine = g_build_filename (f->dir, "config.toml", NULL);
+  g_autofree char *project = g_build_filename (f->dir, "project.toml", NULL);
+  g_autoptr(OwConfig) config = NULL;
+  g_auto(GStrv) deny = NULL;
+  gint64 n = 0;
+
+  g_assert_true (g_file_set_contents (machine,
+    "model = \"anthropic:claude-sonnet-4-5\"\n"
+    "approval_mode = \"bypass-approvals\"\n"
+    "max_iterations = 50\n"
+    "[policy]\n"
+    "deny = [\"run_shell:rm -rf /\"]\n"
+    "[providers.openai]\n"
+    "base_url = \"http://127.0.0.1:9/v1\"\n", -1, &error));
+  g_assert_true (g_file_set_contents (project,
+    "model = \"openai:gpt-4o\"\n"
+    "approval_mode = \"dangerously-bypass-approvals\"\n"
+    "max_iterations = 20\n"
+    "sandbox_provider = \"direct\"\n"
+    "[policy]\n"
+    "deny = [\"write_file:/etc/*\"]\n"
+    "allow = [\"run_shell:curl\"]\n", -1, &error));
+  config = ow_config_load (machine, project, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (ow_config_get_string (config, "model"), ==, "openai:gpt-4o");
+  /* A project can narrow, never widen. */
+  g_assert_cmpstr (ow_config_get_string (config, "approval_mode"), ==, "bypass-approvals");
+  g_assert_true (ow_config_get_int (config, "max_iterations", &n));
+  g_assert_cmpint (n, ==, 20);
+  deny = ow_config_get_strv (config, "policy.deny");
+  g_assert_cmpuint (g_strv_length (deny), ==, 2);
+  g_assert_cmpstr (deny[1], ==, "write_file:/etc/*");
+  g_assert_null (ow_config_get_strv (config, "policy.allow"));
+  g_assert_true (g_strv_contains (ow_config_get_ignored_project_keys (config), "approval_mode"));
+  g_assert_true (g_strv_contains (ow_config_get_ignored_project_keys (config), "policy.allow"));
+  g_assert_true (g_strv_contains (ow_config_get_ignored_project_keys (config), "sandbox_provider"));
+  g_assert_cmpstr (ow_config_get_string (config, "providers.openai.base_url"), ==, "http://127.0.0.1:9/v1");
+}
+
+static void
+test_config_errors (Fixture *f, gconstpointer data)
+{
+  const struct {
+    const char *text;
+    const char *expect;
+  } cases[] = {
+    { "approval_mode = \"yolo\"\n", "approval_mode must be one of" },
+    { "max_iterations = 0\n", "max_iterations must be at least 1" },
+    { "model = 3\n", "model must be a string" },
+    { "[providers.openai]\napi_key = \"sk-abc\"\n", "not read from a file" },
+    { "model = \"a\"\nmodel = \"b\"\n", "not valid TOML" },
+    { "sandbox_provider = \"docker\"\n", "sandbox_provider must be one of" },
+  };
+  g_autofree char *path = g_build_filename (f->dir, "bad.toml", NULL);
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(OwConfig) config = NULL;
+      g_assert_true (g_file_set_contents (path, cases[i].text, -1, NULL));
+      config = ow_config_load (path, NULL, &error);
+      g_assert_null (config);
+      g_assert_nonnull (error);
+      if (strstr (error->message, cases[i].expect) == NULL)
+        g_error ("case %zu: \"%s\" does not mention \"%s\"", i, error->message, cases[i].expect);
+      g_assert_nonnull (strstr (error->message, path));
+    }
+}
+
+static void
+test_config_missing_file (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (f->dir, "absent.toml", NULL);
+  g_autoptr(OwConfig) config = ow_config_load (path, NULL, &error);
+
+  g_assert_no_error (error);
+  g_assert_null (ow_config_get_string (config, "model"));
+}
+
+static void
+test_audit_sanitizes (Fixture *f, gconstpointer data)
+{
+  g_autoptr(JsonObject) args = json_object_new ();
+  g_autofree char *text = NULL;
+  g_autofree char *long_value = g_strnfill (900, 'x');
+
+  json_object_set_string_member (args, "path", "notes.txt");
+  json_object_set_string_member (args, "content", "the whole secret document");
+  json_object_set_string_member (args, "api_key", "sk-live-1234567890abcdef");
+  json_object_set_string_member (args, "command", "curl -H 'Authorization: Bearer abcdefghijklmnop' x");
+  json_object_set_string_member (args, "note", long_value);
+  text = ow_audit_sanitize_args (args);
+  g_assert_nonnull (strstr (text, "\"path\":\"notes.txt\""));
+  g_assert_nonnull (strstr (text, "\"content\":\"[redacted body]\""));
+  g_assert_nonnull (strstr (text, "\"api_key\":\"[redacted]\""));
+  g_assert_null (strstr (text, "abcdefghijklmnop"));
+  g_assert_null (strstr (text, "secret document"));
+  g_assert_nonnull (strstr (text, "..."));
+  g_assert_cmpuint (strlen (text), <, 700);
+}
+
+static void
+test_audit_export (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (f->dir, "audit.db", NULL);
+  g_autofree char *out = g_build_filename (f->dir, "export.db", NULL);
+  g_autoptr(OwAuditLog) log = ow_audit_log_open (path, &error);
+  OwAuditEntry a = { .session_id = "s1", .tool = "run_shell", .stage = "proposed" };
+  OwAuditEntry b = { .session_id = "s2", .tool = "read_file", .stage = "proposed" };
+  sqlite3 *db = NULL;
+  sqlite3_stmt *stmt = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (ow_audit_log_append (log, &a, &error));
+  g_assert_true (ow_audit_log_append (log, &b, &error));
+  a.stage = "finished";
+  a.status = "ok";
+  g_assert_true (ow_audit_log_append (log, &a, &error));
+  g_assert_true (ow_audit_log_export_session (log, "s1", out, &error));
+  g_assert_no_error (error);
+
+  g_assert_cmpint (sqlite3_open (out, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_prepare_v2 (db, "SELECT count(*), group_concat(stage) FROM audit_events", -1, &stmt, NULL), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_step (stmt), ==, SQLITE_ROW);
+  g_assert_cmpint (sqlite3_column_int (stmt, 0), ==, 2);
+  g_assert_cmpstr ((const char *) sqlite3_column_text (stmt, 1), ==, "proposed,finished");
+  sqlite3_finalize (stmt);
+  sqlite3_close (db);
+}
+
+static void
+test_redact (void)
+{
+  const struct {
+    const char *in;
+    const char *must_not;
+  } cases[] = {
+    { "Authorization: Bearer sk-proj-abcdefghijklmnopqrstuvwx", "abcdefghij" },
+    { "x-api-key: sk-ant-api03-abcdefghijklmnopqrstuvwxyz", "abcdefghij" },
+    { "https://generativelanguage.googleapis.com/v1beta/models?key=AIzaSyA1234567890abcdefghijkl", "AIzaSy" },
+    { "token xoxb-1234567890-abcdefghij", "1234567890-abc" },
+    { "{\"api_key\":\"plain-secret-value\"}", "plain-secret" },
+    { "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "abcdefghijklmnop" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *out = ow_redact (cases[i].in);
+      if (strstr (out, cases[i].must_not) != NULL || strstr (out, "[redacted]") == NULL)
+        g_error ("case %zu: %s → %s", i, cases[i].in, out);
+    }
+  ow_redact_register_secret ("registered-secret-42");
+  {
+    g_autofree char *out = ow_redact ("the value registered-secret-42 appears");
+    g_assert_cmpstr (out, ==, "the value [redacted] appears");
+  }
+  {
+    g_autofree char *out = ow_redact ("nothing secret in this line");
+    g_assert_cmpstr (out, ==, "nothing secret in this line");
+  }
+  g_assert_true (ow_env_name_is_secret ("OPENAI_API_KEY"));
+  g_assert_true (ow_env_name_is_secret ("GITHUB_TOKEN"));
+  g_assert_true (ow_env_name_is_secret ("DB_PASSWORD"));
+  g_assert_false (ow_env_name_is_secret ("PATH"));
+  g_assert_false (ow_env_name_is_secret ("XAUTHORITY"));
+  g_assert_false (ow_env_name_is_secret ("DBUS_SESSION_BUS_ADDRESS"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add ("/ow/engine/store/session-roundtrip", Fixture, NULL, fixture_setup, test_session_roundtrip, fixture_teardown);
+  g_test_add ("/ow/engine/store/events-since", Fixture, NULL, fixture_setup, test_events_since, fixture_teardown);
+  g_test_add ("/ow/engine/store/append-fails-cleanly", Fixture, NULL, fixture_setup, test_append_fails_cleanly, fixture_teardown);
+  g_test_add ("/ow/engine/config/layers", Fixture, NULL, fixture_setup, test_config_layers, fixture_teardown);
+  g_test_add ("/ow/engine/config/errors", Fixture, NULL, fixture_setup, test_config_errors, fixture_teardown);
+  g_test_add ("/ow/engine/config/missing-file", Fixture, NULL, fixture_setup, test_config_missing_file, fixture_teardown);
+  g_test_add ("/ow/engine/audit/sanitizes", Fixture, NULL, fixture_setup, test_audit_sanitizes, fixture_teardown);
+  g_test_add ("/ow/engine/audit/export", Fixture, NULL, fixture_setup, test_audit_export, fixture_teardown);
+  g_test_add_func ("/ow/engine/redact", test_redact);
+  return g_test_run ();
+}
