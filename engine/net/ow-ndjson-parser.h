@@ -18,7 +18,8 @@ typedef gboolean (*OwNdjsonLineFunc) (const char *line, gsize len, gpointer user
 /* @max_line_bytes: 0 = 16 MiB. */
 OwNdjsonParser *ow_ndjson_parser_new    (OwNdjsonLineFunc func, gpointer user_data, gsize max_line_bytes);
 OwParseStatus   ow_ndjson_parser_feed   (OwNdjsonParser *parser, const char *bytes, gsize len);
-/* End of stream: a last line without a newline is delivered. */
+/* End of stream: a last line without a newline is delivered. Input fed
+ * after finish() is ignored. */
 OwParseStatus   ow_ndjson_parser_finish (OwNdjsonParser *parser);
 void            ow_ndjson_parser_free   (OwNdjsonParser *parser);
 

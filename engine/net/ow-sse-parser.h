@@ -4,8 +4,10 @@
  * code point, between \r and \n); complete events come out. Lines end in
  * \n, \r\n or \r; "event:" names the event; "data:" lines are joined with
  * \n; one leading space after the colon is dropped; lines starting with ':'
- * are comments; a blank line dispatches. "id:" and "retry:" are remembered
- * but not needed by model providers. No I/O, no allocation per byte; fuzzed.
+ * are comments; a blank line dispatches (an event without any "data:" line
+ * is dropped, as in the WHATWG rules); a leading UTF-8 BOM is skipped.
+ * "id:" and "retry:" are remembered but not needed by model providers.
+ * No I/O, no allocation per byte; fuzzed.
  */
 #pragma once
 
@@ -16,8 +18,9 @@ G_BEGIN_DECLS
 typedef struct _OwSseParser OwSseParser;
 
 /* @event is the event name, "" when the event had no "event:" line.
- * @data is NUL-terminated (it may contain no NUL itself). Return FALSE to
- * stop: the parser then ignores all further input. */
+ * @data is NUL-terminated at @data_len; a NUL byte in the stream is passed
+ * through, so rely on @data_len. Return FALSE to stop: the parser then
+ * ignores all further input. */
 typedef gboolean (*OwSseEventFunc) (const char *event,
                                     const char *data,
                                     gsize       data_len,
@@ -33,7 +36,8 @@ typedef enum {
 OwSseParser  *ow_sse_parser_new    (OwSseEventFunc func, gpointer user_data, gsize max_event_bytes);
 OwParseStatus ow_sse_parser_feed   (OwSseParser *parser, const char *bytes, gsize len);
 /* End of stream. An event not yet terminated by a blank line is dispatched
- * (servers that close right after the last data line are common). */
+ * (servers that close right after the last data line are common). Input
+ * fed after finish() is ignored. */
 OwParseStatus ow_sse_parser_finish (OwSseParser *parser);
 void          ow_sse_parser_free   (OwSseParser *parser);
 
