@@ -107,6 +107,28 @@ git_lines (const char *workspace, const char *const *argv, int max_lines)
   return g_string_free (s, FALSE);
 }
 
+/* Whether @dir is inside a git work tree, found without starting git:
+ * most workspaces are not repositories, and a process start per prompt
+ * line would cost more than the whole rest of a run's start-up. */
+static gboolean
+inside_git_tree (const char *dir)
+{
+  g_autofree char *d = g_strdup (dir);
+
+  for (;;)
+    {
+      g_autofree char *dotgit = g_build_filename (d, ".git", NULL);
+      g_autofree char *parent = NULL;
+      if (g_file_test (dotgit, G_FILE_TEST_EXISTS))
+        return TRUE;
+      parent = g_path_get_dirname (d);
+      if (g_str_equal (parent, d))
+        return FALSE;
+      g_free (d);
+      d = g_steal_pointer (&parent);
+    }
+}
+
 char *
 ow_coworker_build_instructions (const OwCoworker *coworker, const char *workspace, GPtrArray *roots)
 {
@@ -123,7 +145,7 @@ ow_coworker_build_instructions (const OwCoworker *coworker, const char *workspac
   if (uname (&un) == 0)
     g_string_append_printf (s, "Platform: %s %s (%s)\n", un.sysname, un.release, un.machine);
   g_string_append_printf (s, "Today's date: %s\n", date);
-  if (workspace != NULL)
+  if (workspace != NULL && inside_git_tree (workspace))
     {
       const char *branch_argv[] = { "git", "rev-parse", "--abbrev-ref", "HEAD", NULL };
       const char *status_argv[] = { "git", "status", "--short", NULL };

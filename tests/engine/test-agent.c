@@ -1,0 +1,540 @@
+/* test-agent.c: the turn loop against the scripted model server.
+ *
+ * Real parts throughout: the OpenAI Chat provider over libcurl to a
+ * loopback server, the libc tool bodies in a real bash, SQLite files.
+ * Stops are tested by ordering (the stop lands before the next scripted
+ * chunk, or while the tool still runs), never by timing.
+ */
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "core/ow-agent.h"
+#include "core/ow-context.h"
+#include "ow-model-server.h"
+#include "policy/ow-attendant.h"
+
+typedef struct {
+  char          *dir;       /* temp home */
+  char          *ws;        /* workspace */
+  OwContext     *ctx;
+  OwModelServer *server;
+  OwSession     *session;
+  OwAgent       *agent;
+  GMainLoop     *loop;
+  OwTurnResult  *result;
+  GCancellable  *cancellable;
+  GPtrArray     *events;    /* OwEvent* */
+  GPtrArray     *calls;     /* char* status of each model call */
+  const char    *cancel_on; /* event type that triggers a stop */
+  guint          cancel_nth; /* …on its nth occurrence (1-based) */
+  guint          seen;
+} Fixture;
+
+static void
+fixture_setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr(OwPaths) paths = NULL;
+  g_autoptr(GError) error = NULL;
+  OwContextOptions options = { 0 };
+
+  f->dir = g_dir_make_tmp ("ow-agent-XXXXXX", NULL);
+  f->ws = g_build_filename (f->dir, "ws", NULL);
+  g_mkdir (f->ws, 0700);
+  paths = ow_paths_new_under (f->dir);
+  options.paths = paths;
+  options.isolated = TRUE;
+  f->ctx = ow_context_new (&options, &error);
+  g_assert_no_error (error);
+  f->loop = g_main_loop_new (NULL, FALSE);
+  f->cancellable = g_cancellable_new ();
+  f->events = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_event_free);
+  f->calls = g_ptr_array_new_with_free_func (g_free);
+}
+
+static void
+fixture_teardown (Fixture *f, gconstpointer data)
+{
+  g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", f->dir);
+
+  g_clear_object (&f->agent);
+  g_clear_object (&f->session);
+  g_clear_object (&f->server);
+  g_clear_object (&f->ctx);
+  g_clear_pointer (&f->result, ow_turn_result_free);
+  g_clear_pointer (&f->loop, g_main_loop_unref);
+  g_clear_object (&f->cancellable);
+  g_ptr_array_unref (f->events);
+  g_ptr_array_unref (f->calls);
+  g_assert_cmpint (system (cmd), ==, 0);
+  g_free (f->dir);
+  g_free (f->ws);
+}
+
+static void
+on_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
+{
+  Fixture *f = user_data;
+
+  g_ptr_array_add (f->events, ow_event_copy (event));
+  if (f->cancel_on != NULL && g_str_equal (event->type, f->cancel_on) && ++f->seen == f->cancel_nth)
+    g_cancellable_cancel (f->cancellable);
+}
+
+static void
+on_model_call_cb (OwAgent *agent, const OwModelCall *call, gpointer user_data)
+{
+  Fixture *f = user_data;
+  g_ptr_array_add (f->calls, g_strdup (call->status));
+}
+
+/* Builds the agent against a server playing @script (JSON text). */
+static void
+start (Fixture *f, const char *script, const char *mode, OwAttendant *attendant)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = json_from_string (script, &error);
+  g_autofree char *url = NULL;
+  g_autofree char *base = NULL;
+  g_autoptr(OwProvider) provider = NULL;
+  g_autoptr(OwToolRegistry) tools = ow_tool_registry_new ();
+  g_autoptr(OwExecutor) executor = NULL;
+  g_autoptr(OwPolicy) policy = ow_policy_new (NULL);
+  g_autoptr(OwAttendant) rule = NULL;
+  const char *groups[] = { "files", "search", "shell", "todo", "interaction", NULL };
+  const char *envp[] = { "OPENAI_API_KEY=sk-test-agent-0123456789", NULL };
+  OwProviderOverrides overrides = { 0 };
+  OwSessionSpec spec = { .workspace = f->ws, .model = "openai:gpt-4o", .mode = mode };
+  const double delays[] = { 0.01, 0.01 };
+
+  g_assert_no_error (error);
+  f->server = ow_model_server_new (node, &error);
+  g_assert_no_error (error);
+  url = ow_model_server_get_url (f->server);
+  base = g_strdup_printf ("%s/v1", url);
+  overrides.base_url = base;
+  provider = ow_provider_catalog_create (ow_provider_catalog_lookup ("openai"), &overrides, envp,
+                                         ow_context_get_http (f->ctx), &error);
+  g_assert_no_error (error);
+  g_assert_true (ow_tool_registry_add_builtins (tools, groups, &error));
+  f->session = ow_session_new (ow_context_get_store (f->ctx), &spec, &error);
+  g_assert_no_error (error);
+  executor = ow_executor_direct_new (f->ws);
+  if (attendant == NULL)
+    attendant = rule = ow_rule_attendant_new (FALSE);
+  f->agent = ow_agent_new (f->session, provider, "gpt-4o", tools, executor, policy, attendant,
+                           ow_context_get_audit (f->ctx));
+  ow_agent_set_instructions (f->agent, "You are a test.");
+  ow_agent_set_retry_delays (f->agent, delays, G_N_ELEMENTS (delays));
+  g_signal_connect (f->session, "event", G_CALLBACK (on_event_cb), f);
+  g_signal_connect (f->agent, "model-call", G_CALLBACK (on_model_call_cb), f);
+}
+
+static void
+on_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Fixture *f = user_data;
+  g_autoptr(GError) error = NULL;
+
+  f->result = ow_agent_run_finish (OW_AGENT (source), result, &error);
+  g_assert_no_error (error);
+  g_main_loop_quit (f->loop);
+}
+
+static void
+run (Fixture *f, const char *input)
+{
+  ow_agent_run_async (f->agent, input, f->cancellable, on_done_cb, f);
+  g_main_loop_run (f->loop);
+  g_assert_nonnull (f->result);
+}
+
+/* The event types in order, space-separated, without deltas. */
+static char *
+event_types (Fixture *f)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < f->events->len; i++)
+    {
+      OwEvent *e = g_ptr_array_index (f->events, i);
+      if (g_str_has_suffix (e->type, "_delta"))
+        continue;
+      if (s->len > 0)
+        g_string_append_c (s, ' ');
+      g_string_append (s, e->type);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static guint
+count_events (Fixture *f, const char *type)
+{
+  guint n = 0;
+  for (guint i = 0; i < f->events->len; i++)
+    n += g_str_equal (((OwEvent *) g_ptr_array_index (f->events, i))->type, type);
+  return n;
+}
+
+static OwEvent *
+find_event (Fixture *f, const char *type, guint nth)
+{
+  for (guint i = 0; i < f->events->len; i++)
+    {
+      OwEvent *e = g_ptr_array_index (f->events, i);
+      if (g_str_equal (e->type, type) && nth-- == 0)
+        return e;
+    }
+  return NULL;
+}
+
+static JsonObject *
+message (Fixture *f, guint i)
+{
+  return ow_session_get_message_json (f->session, i);
+}
+
+/* Every tool call in the history has exactly one result. */
+static void
+assert_every_call_answered (Fixture *f)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (f->session));
+  g_autoptr(GHashTable) pending = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *m = message (f, i);
+      const char *role = json_object_get_string_member (m, "role");
+      if (g_str_equal (role, "assistant") && json_object_has_member (m, "tool_calls"))
+        {
+          JsonArray *calls = json_object_get_array_member (m, "tool_calls");
+          g_assert_cmpuint (g_hash_table_size (pending), ==, 0);
+          for (guint c = 0; c < json_array_get_length (calls); c++)
+            g_hash_table_add (pending, g_strdup (json_object_get_string_member (json_array_get_object_element (calls, c), "id")));
+        }
+      else if (g_str_equal (role, "tool"))
+        g_assert_true (g_hash_table_remove (pending, json_object_get_string_member (m, "tool_call_id")));
+    }
+  g_assert_cmpuint (g_hash_table_size (pending), ==, 0);
+}
+
+static void
+test_tool_round_trip (Fixture *f, gconstpointer data)
+{
+  g_autofree char *types = NULL;
+  g_autofree char *out = g_build_filename (f->ws, "out.txt", NULL);
+  g_autofree char *contents = NULL;
+  JsonObject *tool_msg;
+
+  start (f,
+         "{\"turns\":["
+         " {\"text\":\"Writing the file.\",\"tool_calls\":[{\"id\":\"call_1\",\"name\":\"run_shell\","
+         "   \"arguments\":{\"command\":\"echo hello > out.txt && echo written\"}}],"
+         "  \"usage\":{\"input\":100,\"output\":20}},"
+         " {\"text\":\"Done: out.txt says hello.\",\"usage\":{\"input\":150,\"output\":10,\"cache_read\":100}}"
+         "]}", "bypass-approvals", NULL);
+  run (f, "write hello to out.txt");
+
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_COMPLETED);
+  g_assert_cmpuint (f->result->iterations, ==, 2);
+  g_assert_true (g_file_get_contents (out, &contents, NULL, NULL));
+  g_assert_cmpstr (contents, ==, "hello\n");
+
+  types = event_types (f);
+  g_assert_cmpstr (types, ==,
+                   "turn_start assistant_message tool_proposed tool_started tool_finished iteration_end "
+                   "assistant_message turn_end");
+  g_assert_cmpuint (count_events (f, "assistant_delta"), >=, 2);
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_finished", 0)->data, "status"), ==, "ok");
+
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->session)), ==, 5);
+  g_assert_cmpstr (json_object_get_string_member (message (f, 0), "role"), ==, "system");
+  tool_msg = message (f, 3);
+  g_assert_cmpstr (json_object_get_string_member (tool_msg, "tool_call_id"), ==, "call_1");
+  g_assert_nonnull (strstr (json_object_get_string_member (tool_msg, "content"), "written"));
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (message (f, 4), "usage"), "cache_read"), ==, 100);
+  assert_every_call_answered (f);
+  g_assert_cmpuint (f->calls->len, ==, 2);
+}
+
+static void
+test_mangled_arguments_not_executed (Fixture *f, gconstpointer data)
+{
+  g_autofree char *out = g_build_filename (f->ws, "never.txt", NULL);
+  OwEvent *finished;
+
+  start (f,
+         "{\"turns\":["
+         " {\"tool_calls\":[{\"id\":\"c1\",\"name\":\"run_shell\",\"arguments_raw\":\"{\\\"command\\\": \\\"touch never.txt\"}]},"
+         " {\"tool_calls\":[{\"id\":\"c2\",\"name\":\"no_such_tool\",\"arguments\":{}}]},"
+         " {\"text\":\"gave up\"}"
+         "]}", "bypass-approvals", NULL);
+  run (f, "go");
+
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_COMPLETED);
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  finished = find_event (f, "tool_finished", 0);
+  g_assert_cmpstr (json_object_get_string_member (finished->data, "status"), ==, "error");
+  g_assert_nonnull (strstr (json_object_get_string_member (message (f, 3), "content"), "tool call not executed"));
+  /* History keeps a parseable stand-in for the broken arguments. */
+  g_assert_nonnull (strstr (json_object_get_string_member (
+    json_object_get_object_member (json_array_get_object_element (json_object_get_array_member (message (f, 2), "tool_calls"), 0), "function"),
+    "arguments"), "\"_raw\""));
+  g_assert_nonnull (strstr (json_object_get_string_member (message (f, 5), "content"), "unknown tool: no_such_tool"));
+  assert_every_call_answered (f);
+}
+
+static void
+test_ask_without_person_refuses (Fixture *f, gconstpointer data)
+{
+  g_autofree char *out = g_build_filename (f->ws, "x.txt", NULL);
+
+  start (f,
+         "{\"turns\":["
+         " {\"tool_calls\":[{\"id\":\"c1\",\"name\":\"write_file\",\"arguments\":{\"path\":\"x.txt\",\"content\":\"x\"}},"
+         "                  {\"id\":\"c2\",\"name\":\"read_file\",\"arguments\":{\"path\":\"x.txt\"}}]},"
+         " {\"text\":\"could not\"}"
+         "]}", "ask", NULL);
+  run (f, "go");
+
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_COMPLETED);
+  g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (count_events (f, "permission_required"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_finished", 0)->data, "status"), ==, "denied");
+  /* read_file is low risk: it runs (and finds nothing). */
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_finished", 1)->data, "status"), ==, "error");
+  assert_every_call_answered (f);
+}
+
+static void
+test_plan_mode_blocks_writes (Fixture *f, gconstpointer data)
+{
+  start (f,
+         "{\"turns\":["
+         " {\"tool_calls\":[{\"id\":\"c1\",\"name\":\"run_shell\",\"arguments\":{\"command\":\"touch y\"}}]},"
+         " {\"text\":\"ok\"}"
+         "]}", "plan", NULL);
+  run (f, "go");
+  g_assert_cmpuint (count_events (f, "permission_required"), ==, 0);
+  g_assert_nonnull (strstr (json_object_get_string_member (find_event (f, "tool_finished", 0)->data, "reason"),
+                            "plan mode is read-only"));
+}
+
+static void
+test_iteration_ceiling (Fixture *f, gconstpointer data)
+{
+  start (f,
+         "{\"turns\":["
+         " {\"repeat\":5,\"tool_calls\":[{\"id\":\"c{n}\",\"name\":\"run_shell\",\"arguments\":{\"command\":\"echo {n}\"}}]}"
+         "]}", "bypass-approvals", NULL);
+  ow_agent_set_max_iterations (f->agent, 3);
+  run (f, "loop");
+
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_MAX_ITERATIONS);
+  g_assert_cmpuint (f->result->iterations, ==, 3);
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "turn_end", 0)->data, "status"), ==,
+                   "max_iterations_exceeded");
+  assert_every_call_answered (f);
+}
+
+static void
+test_cancel_mid_stream (Fixture *f, gconstpointer data)
+{
+  g_autofree char *text = g_strnfill (200, 'a');
+  g_autofree char *script = g_strdup_printf (
+    "{\"turns\":[{\"text\":\"%s\",\"text_chunks\":20,\"chunk_delay_ms\":50}]}", text);
+  guint deltas;
+  JsonObject *last;
+
+  start (f, script, "bypass-approvals", NULL);
+  f->cancel_on = "assistant_delta";
+  f->cancel_nth = 2;
+  run (f, "stream");
+
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_INTERRUPTED);
+  deltas = count_events (f, "assistant_delta");
+  /* The stop landed before the next scripted chunk. */
+  g_assert_cmpuint (deltas, ==, 2);
+  g_assert_cmpuint (count_events (f, "interrupted"), ==, 1);
+  /* What the person saw is kept: a partial assistant message, then a notice. */
+  last = message (f, g_list_model_get_n_items (G_LIST_MODEL (f->session)) - 1);
+  g_assert_cmpstr (json_object_get_string_member (last, "role"), ==, "notice");
+  g_assert_cmpstr (json_object_get_string_member (message (f, 2), "role"), ==, "assistant");
+  g_assert_true (json_object_get_boolean_member (message (f, 2), "partial"));
+  g_assert_cmpuint (strlen (json_object_get_string_member (message (f, 2), "content")), <, 200);
+}
+
+static void
+test_cancel_during_tool (Fixture *f, gconstpointer data)
+{
+  start (f,
+         "{\"turns\":["
+         " {\"tool_calls\":[{\"id\":\"c1\",\"name\":\"run_shell\",\"arguments\":{\"command\":\"sleep 60\"}},"
+         "                  {\"id\":\"c2\",\"name\":\"run_shell\",\"arguments\":{\"command\":\"echo after\"}}]},"
+         " {\"text\":\"never\"}"
+         "]}", "bypass-approvals", NULL);
+  f->cancel_on = "tool_started";
+  f->cancel_nth = 1;
+  run (f, "sleep");
+
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_INTERRUPTED);
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_finished", 0)->data, "status"), ==, "interrupted");
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_finished", 1)->data, "status"), ==, "interrupted");
+  g_assert_cmpuint (count_events (f, "tool_started"), ==, 1);
+  g_assert_cmpuint (ow_model_server_get_served (f->server), ==, 1);
+  assert_every_call_answered (f);
+}
+
+static void
+test_cancel_during_retry_wait (Fixture *f, gconstpointer data)
+{
+  const double long_wait[] = { 3600 };
+
+  start (f,
+         "{\"turns\":[{\"error\":{\"status\":500,\"kind\":\"server\",\"message\":\"boom\"}},{\"text\":\"never\"}]}",
+         "bypass-approvals", NULL);
+  ow_agent_set_retry_delays (f->agent, long_wait, 1);
+  f->cancel_on = "provider_retry";
+  f->cancel_nth = 1;
+  run (f, "retry");
+
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_INTERRUPTED);
+  g_assert_cmpuint (ow_model_server_get_served (f->server), ==, 1);
+  g_assert_cmpint (json_object_get_double_member (find_event (f, "provider_retry", 0)->data, "delay_seconds"), ==, 3600);
+}
+
+static void
+test_transient_errors_retry (Fixture *f, gconstpointer data)
+{
+  start (f,
+         "{\"turns\":["
+         " {\"error\":{\"status\":429,\"kind\":\"rate_limit\",\"message\":\"slow down\",\"retry_after\":0}},"
+         " {\"text\":\"partial answ\",\"drop_after\":2},"
+         " {\"text\":\"complete answer\"}"
+         "]}", "bypass-approvals", NULL);
+  run (f, "go");
+
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_COMPLETED);
+  g_assert_cmpuint (count_events (f, "provider_retry"), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "provider_retry", 0)->data, "error_type"), ==,
+                   "RateLimitError");
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "provider_retry", 1)->data, "error_type"), ==,
+                   "CutOffReplyError");
+  g_assert_cmpuint (f->calls->len, ==, 3);
+  g_assert_cmpstr (g_ptr_array_index (f->calls, 2), ==, "ok");
+  /* The cut-off reply was kept and the model was told. */
+  {
+    guint n = g_list_model_get_n_items (G_LIST_MODEL (f->session));
+    g_assert_cmpstr (json_object_get_string_member (message (f, n - 1), "content"), ==, "complete answer");
+    g_assert_true (json_object_get_boolean_member_with_default (message (f, n - 2), "_nudge", FALSE));
+    g_assert_true (json_object_get_boolean_member_with_default (message (f, n - 3), "partial", FALSE));
+  }
+}
+
+static void
+test_retries_run_out (Fixture *f, gconstpointer data)
+{
+  start (f,
+         "{\"turns\":[{\"repeat\":3,\"error\":{\"status\":503,\"kind\":\"server\",\"message\":\"down\"}}]}",
+         "bypass-approvals", NULL);
+  run (f, "go");
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_MODEL_ERROR);
+  g_assert_cmpuint (ow_model_server_get_served (f->server), ==, 3);
+  g_assert_nonnull (strstr (f->result->error, "gave up after 2 retries"));
+}
+
+static void
+test_permanent_error_not_retried (Fixture *f, gconstpointer data)
+{
+  start (f,
+         "{\"turns\":[{\"error\":{\"status\":401,\"kind\":\"bad_key\",\"message\":\"Incorrect API key provided\"}},"
+         " {\"text\":\"unreachable\"}]}",
+         "bypass-approvals", NULL);
+  run (f, "go");
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_MODEL_ERROR);
+  g_assert_cmpstr (f->result->error_type, ==, "AuthenticationError");
+  g_assert_cmpuint (ow_model_server_get_served (f->server), ==, 1);
+  g_assert_cmpuint (count_events (f, "provider_retry"), ==, 0);
+  g_assert_nonnull (strstr (f->result->error, "OPENAI_API_KEY"));
+  g_assert_null (strstr (f->result->error, "sk-test-agent"));
+}
+
+static void
+test_length_ceiling (Fixture *f, gconstpointer data)
+{
+  start (f, "{\"turns\":[{\"repeat\":3,\"text\":\"part {n}\",\"finish\":\"length\"}]}", "bypass-approvals", NULL);
+  ow_agent_set_max_output_tokens (f->agent, 5);
+  run (f, "long");
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_CUT_OFF);
+  g_assert_cmpuint (f->result->iterations, ==, 3);
+  /* Each request carried the ceiling. */
+  {
+    JsonArray *reqs = ow_model_server_get_requests (f->server);
+    JsonObject *body = json_object_get_object_member (json_array_get_object_element (reqs, 0), "body");
+    g_assert_true (json_object_has_member (body, "max_tokens") || json_object_has_member (body, "max_completion_tokens"));
+  }
+}
+
+static void
+test_result_bounded_and_spilled (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *spill = g_build_filename (f->dir, "spill", NULL);
+  g_autofree char *spilled_file = g_build_filename (spill, "c1.txt", NULL);
+  g_autofree char *full = NULL;
+  const char *content;
+
+  start (f,
+         "{\"turns\":["
+         " {\"tool_calls\":[{\"id\":\"c1\",\"name\":\"run_shell\",\"arguments\":{\"command\":\"seq 1 3000\"}}]},"
+         " {\"text\":\"ok\"}"
+         "]}", "bypass-approvals", NULL);
+  g_assert_true (ow_agent_set_tool_result_limit (f->agent, 1000, spill, &error));
+  run (f, "big");
+
+  content = json_object_get_string_member (message (f, 3), "content");
+  g_assert_cmpuint (strlen (content), <, 1400);
+  g_assert_nonnull (strstr (content, spilled_file));
+  g_assert_true (g_file_get_contents (spilled_file, &full, NULL, NULL));
+  g_assert_nonnull (strstr (full, "2999\\n3000"));
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_finished", 0)->data, "spilled_to"), ==, spilled_file);
+}
+
+static void
+test_questions_answered_by_rule (Fixture *f, gconstpointer data)
+{
+  start (f,
+         "{\"turns\":["
+         " {\"tool_calls\":[{\"id\":\"q1\",\"name\":\"ask_user\",\"arguments\":{\"question\":\"Which format?\",\"options\":[\"md\",\"pdf\"]}},"
+         "                  {\"id\":\"d1\",\"name\":\"request_directory\",\"arguments\":{\"reason\":\"need docs\",\"path\":\"/etc\"}}]},"
+         " {\"text\":\"fine\"}"
+         "]}", "ask", NULL);
+  run (f, "go");
+  g_assert_nonnull (strstr (json_object_get_string_member (message (f, 3), "content"), "No one is available"));
+  g_assert_nonnull (strstr (json_object_get_string_member (message (f, 4), "content"), "\"granted\":false"));
+  g_assert_cmpuint (count_events (f, "question_requested"), ==, 1);
+  g_assert_cmpuint (count_events (f, "directory_requested"), ==, 1);
+  g_assert_cmpuint (ow_session_get_roots (f->session)->len, ==, 1);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+#define ADD(path, fn) g_test_add ("/ow/engine/agent/" path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
+  ADD ("tool-round-trip", test_tool_round_trip);
+  ADD ("mangled-arguments", test_mangled_arguments_not_executed);
+  ADD ("ask-without-person", test_ask_without_person_refuses);
+  ADD ("plan-mode", test_plan_mode_blocks_writes);
+  ADD ("iteration-ceiling", test_iteration_ceiling);
+  ADD ("cancel-mid-stream", test_cancel_mid_stream);
+  ADD ("cancel-during-tool", test_cancel_during_tool);
+  ADD ("cancel-during-retry-wait", test_cancel_during_retry_wait);
+  ADD ("transient-errors-retry", test_transient_errors_retry);
+  ADD ("retries-run-out", test_retries_run_out);
+  ADD ("permanent-error", test_permanent_error_not_retried);
+  ADD ("length-ceiling", test_length_ceiling);
+  ADD ("result-bounded", test_result_bounded_and_spilled);
+  ADD ("questions-by-rule", test_questions_answered_by_rule);
+#undef ADD
+  return g_test_run ();
+}
