@@ -25,9 +25,10 @@ JsonNode *ow_toml_parse            (const char *text, gssize len, GError **error
 
 /* Serializes @root as TOML: scalars and arrays of scalars first, then
  * sub-tables as [a.b] sections and arrays of tables as [[a.b]]. Keys that
- * are not bare are quoted. Fails with OW_TOML_ERROR_TYPE on null values or
- * mixed arrays of tables and scalars. Parsing the output gives back an equal
- * tree. */
+ * are not bare are quoted. Arrays mixing tables and other values (valid in
+ * TOML 1.0) are written inline, with inline tables. Fails with
+ * OW_TOML_ERROR_TYPE on null values and on strings or keys that are not
+ * UTF-8. Parsing the output gives back an equal tree. */
 char     *ow_toml_write            (JsonObject *root, GError **error);
 
 G_END_DECLS
