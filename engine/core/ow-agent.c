@@ -918,7 +918,9 @@ on_tool_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(OwToolResult) r = ow_tool_execute_finish (OW_TOOL (source), result, &error);
 
-  if (r == NULL)
+  if (r == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    complete_error (task, OW_TOOL_STATUS_INTERRUPTED, "interrupted by user", NULL);
+  else if (r == NULL)
     complete_error (task, OW_TOOL_STATUS_ERROR, error->message, NULL);
   else
     complete_call (task, r->status, r->text, NULL);

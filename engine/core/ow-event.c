@@ -36,30 +36,6 @@ ow_event_free (OwEvent *event)
 }
 
 char *
-ow_json_object_to_string (JsonObject *obj)
-{
-  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), obj);
-  return json_to_string (node, FALSE);
-}
-
-JsonObject *
-ow_json_object_from_string (const char *text, gssize len, GError **error)
-{
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  JsonNode *root;
-
-  if (!json_parser_load_from_data (parser, text, len, error))
-    return NULL;
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      g_set_error_literal (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA, "not a JSON object");
-      return NULL;
-    }
-  return json_object_ref (json_node_get_object (root));
-}
-
-char *
 ow_event_to_json (const OwEvent *event)
 {
   g_autoptr(JsonObject) obj = json_object_new ();

@@ -13,6 +13,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "ow-json.h"
+
 G_BEGIN_DECLS
 
 typedef struct {
@@ -34,9 +36,5 @@ char    *ow_event_to_json     (const OwEvent *event);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (OwEvent, ow_event_free)
 
-/* Serializes a JSON object compactly (no spaces, stable member order). */
-char    *ow_json_object_to_string (JsonObject *obj);
-/* Parses @text as a JSON object; NULL if it is not one. */
-JsonObject *ow_json_object_from_string (const char *text, gssize len, GError **error);
 
 G_END_DECLS

@@ -152,6 +152,8 @@ builtin_execute_async (OwTool              *tool,
   g_autoptr(GTask) task = g_task_new (tool, cancellable, callback, user_data);
 
   g_task_set_source_tag (task, builtin_execute_async);
+  /* A stop is reported by the body itself, as an "interrupted" result. */
+  g_task_set_check_cancellable (task, FALSE);
   switch (self->impl)
     {
     case IMPL_EXECUTOR:

@@ -28,6 +28,7 @@ typedef struct {
   const char    *cancel_on; /* event type that triggers a stop */
   guint          cancel_nth; /* …on its nth occurrence (1-based) */
   guint          seen;
+  guint          cancel_delay_ms; /* stop this long after the trigger (0: at once) */
 } Fixture;
 
 static void
@@ -70,6 +71,13 @@ fixture_teardown (Fixture *f, gconstpointer data)
   g_free (f->ws);
 }
 
+static gboolean
+cancel_later_cb (gpointer user_data)
+{
+  g_cancellable_cancel (user_data);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 on_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
 {
@@ -77,7 +85,12 @@ on_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
 
   g_ptr_array_add (f->events, ow_event_copy (event));
   if (f->cancel_on != NULL && g_str_equal (event->type, f->cancel_on) && ++f->seen == f->cancel_nth)
-    g_cancellable_cancel (f->cancellable);
+    {
+      if (f->cancel_delay_ms > 0)
+        g_timeout_add (f->cancel_delay_ms, cancel_later_cb, f->cancellable);
+      else
+        g_cancellable_cancel (f->cancellable);
+    }
 }
 
 static void
@@ -178,13 +191,15 @@ count_events (Fixture *f, const char *type)
 static OwEvent *
 find_event (Fixture *f, const char *type, guint nth)
 {
+  guint wanted = nth;
+
   for (guint i = 0; i < f->events->len; i++)
     {
       OwEvent *e = g_ptr_array_index (f->events, i);
       if (g_str_equal (e->type, type) && nth-- == 0)
         return e;
     }
-  return NULL;
+  g_error ("there is no %s event number %u", type, wanted);
 }
 
 static JsonObject *
@@ -372,8 +387,11 @@ test_cancel_during_tool (Fixture *f, gconstpointer data)
          "                  {\"id\":\"c2\",\"name\":\"run_shell\",\"arguments\":{\"command\":\"echo after\"}}]},"
          " {\"text\":\"never\"}"
          "]}", "bypass-approvals", NULL);
+  /* Stop while `sleep 60` is running (the shell is up by then: the stop
+   * must interrupt a live process, not a call that has not started). */
   f->cancel_on = "tool_started";
   f->cancel_nth = 1;
+  f->cancel_delay_ms = 300;
   run (f, "sleep");
 
   g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_INTERRUPTED);

@@ -1,0 +1,211 @@
+/* ow-provider-private.h: what the wire styles and the tests share with the
+ * OwProvider base, and nothing the rest of the engine should call.
+ *
+ * Three groups:
+ *  - helpers a subclass calls inside its vfuncs while a call runs (the
+ *    call's request, per-call scratch state, building the JSON request,
+ *    reporting an in-stream error);
+ *  - conversions of the canonical history and JSON utilities the five
+ *    styles all need;
+ *  - OwProviderCall, the per-call driver. ow_provider_complete_async() runs
+ *    one over OwHttpClient; the unit tests run the same object by hand —
+ *    build a request and read its body, feed recorded stream text in any
+ *    split, parse a recorded body — so the pure parts are tested without a
+ *    socket.
+ */
+#pragma once
+
+#include "ow-json.h"
+#include "providers/ow-provider.h"
+
+G_BEGIN_DECLS
+
+/* ---- The wire styles ------------------------------------------------- */
+
+#define OW_TYPE_PROVIDER_OPENAI_CHAT (ow_provider_openai_chat_get_type ())
+G_DECLARE_FINAL_TYPE (OwProviderOpenaiChat, ow_provider_openai_chat, OW, PROVIDER_OPENAI_CHAT,
+                      OwProvider)
+#define OW_TYPE_PROVIDER_OPENAI_RESPONSES (ow_provider_openai_responses_get_type ())
+G_DECLARE_FINAL_TYPE (OwProviderOpenaiResponses, ow_provider_openai_responses, OW,
+                      PROVIDER_OPENAI_RESPONSES, OwProvider)
+#define OW_TYPE_PROVIDER_ANTHROPIC (ow_provider_anthropic_get_type ())
+G_DECLARE_FINAL_TYPE (OwProviderAnthropic, ow_provider_anthropic, OW, PROVIDER_ANTHROPIC,
+                      OwProvider)
+#define OW_TYPE_PROVIDER_GEMINI (ow_provider_gemini_get_type ())
+G_DECLARE_FINAL_TYPE (OwProviderGemini, ow_provider_gemini, OW, PROVIDER_GEMINI, OwProvider)
+#define OW_TYPE_PROVIDER_OLLAMA (ow_provider_ollama_get_type ())
+G_DECLARE_FINAL_TYPE (OwProviderOllama, ow_provider_ollama, OW, PROVIDER_OLLAMA, OwProvider)
+
+/* ---- For subclasses, inside a vfunc of a running call ----------------- */
+
+/* The request of the call being built or read. */
+const OwModelRequest *ow_provider_get_request    (OwProvider *self);
+/* Scratch state of the running call (stream assembly: open blocks, partial
+ * tool calls, …); freed with @destroy when the call ends. */
+gpointer              ow_provider_get_call_state (OwProvider *self);
+void                  ow_provider_set_call_state (OwProvider     *self,
+                                                  gpointer        state,
+                                                  GDestroyNotify  destroy);
+
+/* Quirks beyond the public string/bool getters: an integer, or the raw
+ * member (arrays, objects) — NULL when absent. */
+gint64                ow_provider_get_quirk_int  (OwProvider *self, const char *name,
+                                                  gint64 fallback);
+JsonNode             *ow_provider_get_quirk      (OwProvider *self, const char *name);
+
+/* Appends streamed text to @turn (text or reasoning) and reports it. */
+void                  ow_provider_append_delta   (OwProvider  *self,
+                                                  OwTurn      *turn,
+                                                  OwDeltaKind  kind,
+                                                  const char  *text,
+                                                  gssize       len);
+
+/* base_url + @path, without doubling the slash between them. */
+char          *ow_provider_build_url        (OwProvider *self, const char *path);
+/* A POST of @body (transfer full) as JSON to @url. The base applies the
+ * call's parameter fixes to the body's top level and keeps the body, which
+ * the parameter fixer and the tests read back. */
+OwHttpRequest *ow_provider_new_json_request (OwProvider *self, const char *url, JsonNode *body);
+/* Adds a header and records it for the tests (values are never logged). */
+void           ow_provider_add_header       (OwProvider    *self,
+                                             OwHttpRequest *http,
+                                             const char    *name,
+                                             const char    *value);
+
+/* "Param-fix" retries: a 400 that names a parameter the server does not
+ * take is answered by resending without it (≤ 3 times per call). The fixer
+ * reads the body that was sent and the server's message and writes the
+ * changes to @edits: a member set to null removes that top-level member,
+ * any other value replaces it. Returns FALSE when it has nothing to fix. */
+typedef gboolean (*OwParamFixFunc) (OwProvider *self,
+                                    JsonObject *sent_body,
+                                    const char *message,
+                                    JsonObject *edits);
+void     ow_provider_set_param_fixer         (OwProvider *self, OwParamFixFunc func);
+/* The rule both OpenAI styles share: "Unsupported parameter: 'x'" /
+ * "unsupported value: 'x'" drops top-level member x. */
+gboolean ow_provider_fix_unsupported_param   (JsonObject *sent_body,
+                                              const char *message,
+                                              JsonObject *edits);
+
+/* A classified error for an error event inside a 2xx stream (Anthropic
+ * "event: error", a top-level "error" chunk, Responses "response.failed",
+ * an Ollama {"error":…} line). @type and @message are the wire's; both are
+ * kept for OwCallInfo.cause. */
+GError  *ow_provider_stream_error            (OwProvider *self,
+                                              const char *type,
+                                              const char *message);
+
+/* Raw finish reason of the wire ("MALFORMED_FUNCTION_CALL", "load", …),
+ * quoted in the empty-reply message. */
+void     ow_provider_set_raw_finish_reason   (OwProvider *self, const char *raw);
+
+/* Synthesizes "call_<n>" ids for wires without call ids, unique within the
+ * process so two turns of one history never share an id. */
+char    *ow_provider_synthesize_call_id      (void);
+
+/* ---- JSON and canonical-history helpers ------------------------------ */
+
+/* Typed member access that answers NULL / @fallback for absent members and
+ * members of another type, so wire parsing never trips on a null. */
+
+/* A deep copy (json_node_copy() shares objects and arrays, and the
+ * canonical history must never be changed by an outbound tweak). */
+
+/* A message's content as plain text: the string itself, or the "text"
+ * parts joined with "\n". */
+char       *ow_history_content_text  (JsonObject *message);
+/* The leading system message(s) joined with "\n\n", or NULL. *n_leading
+ * receives how many history entries they were. */
+char       *ow_history_system_text   (JsonArray *messages, guint *n_leading);
+/* Whether a message goes to the model at all (notices do not). */
+gboolean    ow_history_is_outbound   (JsonObject *message);
+/* An outbound copy of an OpenAI-chat message without the engine's own keys
+ * (ts, source, _display, reasoning, usage) and any "_*" sidecar. */
+JsonObject *ow_history_strip_message (JsonObject *message);
+/* The tool name of @tool_call_id, searched in the assistant messages
+ * before index @before. NULL when not found. */
+const char *ow_history_tool_name     (JsonArray *messages, guint before, const char *tool_call_id);
+/* The assistant's sidecar under @key ("_anthropic", …), or NULL. */
+JsonObject *ow_history_sidecar       (JsonObject *message, const char *key);
+
+/* Splits "data:<mime>;base64,<data>". */
+gboolean    ow_data_url_parse        (const char *url, char **mime, char **data);
+/* Tool-call arguments as an object for wires that want one: the parsed
+ * JSON when it is an object, else {"_raw": text} so nothing is lost. */
+JsonNode   *ow_arguments_to_object   (const char *arguments);
+
+/* ---- Error bodies (ow-provider-errors.c) ------------------------------ */
+
+/* What an error body says, whatever its shape (OpenAI, Anthropic, Gemini,
+ * Ollama, vLLM, llama.cpp, OpenRouter, plain text). */
+typedef struct {
+  char   *type;            /* error.type, else error.code / error.status, else NULL */
+  char   *message;         /* the human text, else a single-line excerpt of the body */
+  gint64  retry_delay_ms;  /* Gemini RetryInfo.retryDelay; -1 = none */
+} OwErrorBody;
+
+void    ow_error_body_parse  (const char *body, OwErrorBody *out);
+void    ow_error_body_clear  (OwErrorBody *err);
+
+/* Classifies an error from what the server said. @status is 0 for an error
+ * event inside a 2xx stream. */
+GError *ow_provider_classify (const char *provider_title,
+                              const char *key_env,
+                              const char *model,
+                              guint       status,
+                              const char *type,
+                              const char *message,
+                              const char *body);
+
+/* Milliseconds to wait, from retry-after-ms, Retry-After (seconds or an
+ * HTTP-date, relative to @now_unix_us) or a Gemini RetryInfo in @body;
+ * -1 when none says. */
+gint64  ow_provider_parse_retry_after (const char *retry_after_ms,
+                                       const char *retry_after,
+                                       const char *body,
+                                       gint64      now_unix_us);
+/* An HTTP-date (IMF-fixdate, RFC 850 or asctime) as Unix seconds, or -1. */
+gint64  ow_http_date_parse            (const char *text);
+/* A protobuf Duration ("30s", "1.5s") in milliseconds, or -1. */
+gint64  ow_duration_parse_ms          (const char *text);
+
+/* ---- The per-call driver ---------------------------------------------- */
+
+typedef struct _OwProviderCall OwProviderCall;
+
+/* @req is copied (its strings and JSON stay borrowed). */
+OwProviderCall *ow_provider_call_new           (OwProvider           *self,
+                                                const OwModelRequest *req,
+                                                OwDeltaFunc           on_delta,
+                                                gpointer              delta_data);
+void            ow_provider_call_free          (OwProviderCall *call);
+/* Runs build_request (with the fixes collected so far). */
+OwHttpRequest  *ow_provider_call_build         (OwProviderCall *call, GError **error);
+/* What the last build produced. */
+JsonNode       *ow_provider_call_get_body      (OwProviderCall *call);
+const char     *ow_provider_call_get_url       (OwProviderCall *call);
+const char     *ow_provider_call_get_header    (OwProviderCall *call, const char *name);
+/* Offers an error reply to the parameter fixer; TRUE when the next build
+ * differs and a retry is worth it (at most 3 per call). */
+gboolean        ow_provider_call_fix_params    (OwProviderCall *call, guint status,
+                                                const char *body);
+/* Streamed 2xx body bytes, split anywhere. FALSE with a classified error
+ * when the stream carried an error event or could not be read. */
+gboolean        ow_provider_call_feed          (OwProviderCall *call,
+                                                const char     *bytes,
+                                                gsize           len,
+                                                GError        **error);
+/* The stream ended cleanly: the turn, or CUT_OFF / EMPTY_REPLY / REFUSED
+ * with what arrived in @partial. */
+OwTurn         *ow_provider_call_finish_stream (OwProviderCall *call,
+                                                OwTurn        **partial,
+                                                GError        **error);
+/* A whole non-streamed 2xx body. */
+OwTurn         *ow_provider_call_parse_body    (OwProviderCall *call,
+                                                const char     *body,
+                                                gsize           len,
+                                                OwTurn        **partial,
+                                                GError        **error);
+
+G_END_DECLS

@@ -1,0 +1,467 @@
+"""End-to-end tests of `openworker run`: the real binary against the scripted
+model server, for every wire style, checking the answer, the exit code,
+every record file, and that trajectory.json passes an independent ATIF-v1.7
+check (atif_check.py: a JSON schema plus the validator's cross-field rules).
+"""
+import json
+import os
+import signal
+import sqlite3
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import atif_check  # noqa: E402
+from owtest import TEST_KEYS, RunTestCase  # noqa: E402
+
+TWO_TURNS = {
+    "turns": [
+        {"text": "Writing the file now.",
+         "reasoning": "The person wants hello in out.txt.",
+         "tool_calls": [{"id": "call_w1", "name": "run_shell",
+                         "arguments": {"command": "printf 'hello\\n' > out.txt && echo wrote"}}],
+         "usage": {"input": 1200, "output": 40, "cache_read": 300, "cache_write": 100}},
+        {"text": "out.txt now says hello.", "usage": {"input": 1300, "output": 12, "cache_read": 1200}},
+    ]
+}
+
+STYLES = {
+    # name: (model, env builder from server url, expected request path suffix, auth header check)
+    "openai-chat": ("openai:gpt-4o", lambda u: {"OPENAI_BASE_URL": u + "/v1", "OPENAI_API_KEY": TEST_KEYS["OPENAI_API_KEY"]},
+                    "/v1/chat/completions", ("authorization", "Bearer " + TEST_KEYS["OPENAI_API_KEY"])),
+    "openai-responses": ("ark:dola-seed-2-1-turbo-260628",
+                         lambda u: {"ARK_BASE_URL": u + "/api/v3", "ARK_API_KEY": TEST_KEYS["ARK_API_KEY"]},
+                         "/api/v3/responses", ("authorization", "Bearer " + TEST_KEYS["ARK_API_KEY"])),
+    "anthropic": ("anthropic:claude-sonnet-4-5",
+                  lambda u: {"ANTHROPIC_BASE_URL": u, "ANTHROPIC_API_KEY": TEST_KEYS["ANTHROPIC_API_KEY"]},
+                  "/v1/messages", ("x-api-key", TEST_KEYS["ANTHROPIC_API_KEY"])),
+    "gemini": ("gemini:gemini-2.5-flash",
+               lambda u: {"GEMINI_BASE_URL": u + "/v1beta", "GEMINI_API_KEY": TEST_KEYS["GEMINI_API_KEY"]},
+               ":streamGenerateContent", ("x-goog-api-key", TEST_KEYS["GEMINI_API_KEY"])),
+    "ollama": ("ollama:qwen3:8b", lambda u: {"OLLAMA_BASE_URL": u}, "/api/chat", None),
+    "vllm": ("vllm:nvidia/Nemotron-3-Nano",
+             lambda u: {"VLLM_BASE_URL": u + "/v1", "VLLM_API_KEY": TEST_KEYS["VLLM_API_KEY"]},
+             "/v1/chat/completions", ("authorization", "Bearer " + TEST_KEYS["VLLM_API_KEY"])),
+}
+
+
+class WireStyles(RunTestCase):
+    """One task with a tool call, for every provider style."""
+
+    def check_style(self, style):
+        model, env_for, path_suffix, auth = STYLES[style]
+        server = self.server(TWO_TURNS)
+        r = self.run_ow(["--model", model, "--approval-mode", "bypass-approvals", "--prompt", "Put hello in out.txt"],
+                        self.env(**env_for(server.url)))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertEqual(r.stdout, "out.txt now says hello.\n")
+        with open(os.path.join(self.ws, "out.txt")) as f:
+            self.assertEqual(f.read(), "hello\n")
+
+        reqs = server.requests()
+        self.assertEqual(len(reqs), 2)
+        self.assertTrue(reqs[0]["path"].endswith(path_suffix), reqs[0]["path"])
+        if auth is not None:
+            self.assertEqual(reqs[0]["headers"][auth[0]], auth[1])
+        self.assertIn("wrote", json.dumps(reqs[1]["body"]))  # the tool result went back
+        self.assertIn("Put hello in out.txt", json.dumps(reqs[0]["body"]))
+
+        # The trajectory passes an independent check.
+        traj = r.json("trajectory.json")
+        self.assertEqual(atif_check.problems(traj), [])
+        self.assertEqual(traj["schema_version"], "ATIF-v1.7")
+        sources = [s["source"] for s in traj["steps"]]
+        self.assertEqual(sources, ["system", "user", "agent", "agent"])
+        call_step = traj["steps"][2]
+        self.assertEqual(call_step["tool_calls"][0]["function_name"], "run_shell")
+        self.assertEqual(call_step["tool_calls"][0]["arguments"]["command"],
+                         "printf 'hello\\n' > out.txt && echo wrote")
+        obs = call_step["observation"]["results"][0]
+        self.assertEqual(obs["source_call_id"], call_step["tool_calls"][0]["tool_call_id"])
+        self.assertIn("wrote", obs["content"])
+        self.assertEqual(call_step["metrics"]["prompt_tokens"], 1600)
+        # Ollama's native API reports no cache: everything counts as prompt.
+        cached = 0 if style == "ollama" else 300
+        self.assertEqual(call_step["metrics"]["cached_tokens"], cached)
+        self.assertEqual(call_step["metrics"]["completion_tokens"], 40)
+        self.assertEqual(call_step["llm_call_count"], 1)
+        self.assertEqual(traj["final_metrics"]["total_prompt_tokens"], 1600 + 2500)
+        self.assertEqual(traj["final_metrics"]["total_steps"], 4)
+
+        summary = r.json("summary.json")
+        self.assertEqual(summary["outcome"], "completed")
+        self.assertEqual(summary["exit_code"], 0)
+        self.assertEqual(summary["iterations"], 2)
+        self.assertEqual(summary["tool_calls"], 1)
+        self.assertEqual(summary["model"], model)
+        self.assertEqual(summary["hosts"], [f"127.0.0.1:{server.port}"])
+        self.assertEqual(summary["tokens"]["output"], 52)
+        self.assertEqual(summary["args"]["approval_mode"], "bypass-approvals")
+        self.assertFalse(summary["web_tools"])
+
+        events = r.lines("events.jsonl")
+        self.assertEqual([e["seq"] for e in events], list(range(1, len(events) + 1)))
+        types = [e["type"] for e in events]
+        for t in ("turn_start", "assistant_delta", "assistant_message", "tool_proposed", "tool_started",
+                  "tool_finished", "iteration_end", "turn_end"):
+            self.assertIn(t, types)
+        self.assertEqual(types[-1], "turn_end")
+
+        calls = r.lines("model_calls.jsonl")
+        self.assertEqual([c["status"] for c in calls], ["ok", "ok"])
+        self.assertEqual(calls[0]["stop_reason"], "tool_calls")
+        self.assertEqual(calls[1]["stop_reason"], "stop")
+        self.assertEqual(calls[0]["usage"]["cache_read"], cached)
+        self.assertEqual(calls[0]["host"], f"127.0.0.1:{server.port}")
+
+        messages = r.json("messages.json")
+        self.assertEqual([m["role"] for m in messages], ["system", "user", "assistant", "tool", "assistant"])
+        self.assertEqual(r.json("answers.json"), [])
+        self.assertEqual(os.path.getsize(r.path("provider_errors.log")), 0)
+
+        db = sqlite3.connect(r.path("audit.db"))
+        stages = [row[0] for row in db.execute("SELECT stage FROM audit_events ORDER BY id")]
+        self.assertEqual(stages, ["proposed", "auto_allowed", "started", "finished"])
+        self.assertEqual(db.execute("SELECT enforcement FROM audit_events LIMIT 1").fetchone()[0], "none (direct)")
+
+        text = self.record_text()
+        for key in TEST_KEYS.values():
+            self.assertNotIn(key, text)
+
+    def test_openai_chat(self):
+        self.check_style("openai-chat")
+
+    def test_openai_responses(self):
+        self.check_style("openai-responses")
+
+    def test_anthropic(self):
+        self.check_style("anthropic")
+
+    def test_gemini(self):
+        self.check_style("gemini")
+
+    def test_ollama(self):
+        self.check_style("ollama")
+
+    def test_vllm(self):
+        self.check_style("vllm")
+
+
+def openai_env(test, server):
+    return test.env(OPENAI_BASE_URL=server.url + "/v1", OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"])
+
+
+class CommandLine(RunTestCase):
+    """Flags, task sources and exit code 2."""
+
+    def test_no_model_says_what_to_set(self):
+        r = self.run_ow(["--prompt", "hi"], self.env())
+        self.assertEqual(r.code, 2)
+        self.assertIn("OPENWORKER_MODEL", r.stderr)
+        self.assertIn("--model", r.stderr)
+        self.assertFalse(os.path.exists(self.out))
+
+    def test_unknown_coworker_lists_ids(self):
+        r = self.run_ow(["--coworker", "pirate", "--model", "openai:gpt-4o", "--prompt", "hi"], self.env())
+        self.assertEqual(r.code, 2)
+        self.assertIn("cowork", r.stderr)
+        self.assertIn("code", r.stderr)
+
+    def test_usage_errors(self):
+        cases = [
+            (["--isolated", "--prompt", "x"], "--out"),
+            (["--model", "openai:gpt-4o", "--approval-mode", "yolo", "--prompt", "x"], "approval-mode"),
+            (["--model", "openai:gpt-4o", "--prompt", "x", "--prompt-file", "f"], "not both"),
+            (["--model", "nosuch:model", "--prompt", "x"], "nosuch"),
+            (["--model", "openai:gpt-4o", "--prompt", "x", "--reasoning-effort", "huge"], "reasoning-effort"),
+            (["--model", "openai:gpt-4o", "--prompt", "x", "--allow-site", "*.example.com"], "allow-site"),
+            (["--model", "openai:gpt-4o", "--prompt", "x", "--provider-order", "a"], "OpenRouter"),
+            (["--model", "openai:gpt-4o", "--prompt", "x", "--bogus"], "bogus"),
+            (["--model", "openai:gpt-4o", "--prompt", "   "], "no task"),
+            (["--model", "openai:gpt-4o", "--prompt", "x", "--workspace", "/nonexistent/dir"], "not a folder"),
+        ]
+        env = self.env(OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"])
+        for args, expect in cases:
+            r = self.run_ow(args, env, out=False)
+            self.assertEqual(r.code, 2, (args, r.stderr))
+            self.assertIn(expect, r.stderr, args)
+
+    def test_missing_key_names_variable(self):
+        r = self.run_ow(["--model", "anthropic:claude-sonnet-4-5", "--prompt", "x"], self.env())
+        self.assertEqual(r.code, 2)
+        self.assertIn("ANTHROPIC_API_KEY", r.stderr)
+
+    def test_task_from_stdin_and_file(self):
+        server = self.server({"turns": [{"text": "one"}, {"text": "two"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o"], openai_env(self, server), stdin="task from a pipe\n")
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertEqual(r.stdout, "one\n")
+        task = os.path.join(self.tmp, "task.md")
+        with open(task, "w") as f:
+            f.write("task from a file")
+        out2 = os.path.join(self.tmp, "out2")
+        p = self.start(["run", "--out", out2, "--model", "openai:gpt-4o", "--prompt-file", task], openai_env(self, server))
+        stdout, _ = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0)
+        reqs = server.requests()
+        self.assertIn("task from a pipe", json.dumps(reqs[0]["body"]))
+        self.assertIn("task from a file", json.dumps(reqs[1]["body"]))
+        with open(os.path.join(out2, "summary.json")) as f:
+            self.assertEqual(json.load(f)["args"]["task_source"], "prompt-file")
+
+    def test_default_record_location_and_model_from_environment(self):
+        server = self.server({"turns": [{"text": "ok"}]})
+        env = openai_env(self, server)
+        env["OPENWORKER_MODEL"] = "openai:gpt-4o"
+        r = self.run_ow(["--prompt", "hi"], env, out=False)
+        self.assertEqual(r.code, 0, r.stderr)
+        dashed = os.path.realpath(self.ws).replace("/", "-")
+        sessions = os.path.join(self.home, "data", "sessions", dashed)
+        self.assertEqual(len(os.listdir(sessions)), 1)
+        record = os.path.join(sessions, os.listdir(sessions)[0])
+        with open(os.path.join(record, "summary.json")) as f:
+            self.assertEqual(json.load(f)["outcome"], "completed")
+        self.assertIn(record, r.stderr)
+
+    def test_isolated_reads_nothing_from_the_machine(self):
+        server = self.server({"turns": [{"text": "isolated ok"}]})
+        os.makedirs(os.path.join(self.home, "config"))
+        with open(os.path.join(self.home, "config", "config.toml"), "w") as f:
+            f.write("model = [broken\n")
+        env = openai_env(self, server)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "x"], env, out=False)
+        self.assertEqual(r.code, 2)
+        self.assertIn("config.toml", r.stderr)
+        r = self.run_ow(["--isolated", "--model", "openai:gpt-4o", "--prompt", "x"], env)
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertTrue(os.path.isdir(os.path.join(self.out, "state")))
+        self.assertTrue(r.json("summary.json")["args"]["isolated"])
+
+    def test_config_sets_model_and_base_url(self):
+        server = self.server({"turns": [{"text": "from config"}]})
+        os.makedirs(os.path.join(self.home, "config"))
+        with open(os.path.join(self.home, "config", "config.toml"), "w") as f:
+            f.write(f'model = "openai:gpt-4o"\n[providers.openai]\nbase_url = "{server.url}/v1"\n')
+        r = self.run_ow(["--prompt", "x"], self.env(OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"]))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertEqual(r.stdout, "from config\n")
+
+
+class Approvals(RunTestCase):
+    """Modes and attendance without a terminal."""
+
+    WRITE = {"turns": [
+        {"tool_calls": [{"id": "c1", "name": "write_file", "arguments": {"path": "a.txt", "content": "A"}}]},
+        {"text": "finished"}]}
+
+    def test_ask_without_terminal_refuses_and_records(self):
+        server = self.server(self.WRITE)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "write a"], openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertIn("no terminal", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "a.txt")))
+        answers = r.json("answers.json")
+        self.assertEqual(len(answers), 1)
+        self.assertEqual(answers[0]["kind"], "approval")
+        self.assertEqual(answers[0]["tool"], "write_file")
+        self.assertEqual(answers[0]["answer"], "refused")
+        db = sqlite3.connect(r.path("audit.db"))
+        row = db.execute("SELECT status, provenance FROM audit_events WHERE stage = 'approval_resolved'").fetchone()
+        self.assertEqual(row, ("denied", "refused by rule"))
+
+    def test_bypass_runs_and_dangerous_warns(self):
+        server = self.server(self.WRITE)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "dangerously-bypass-approvals",
+                         "--prompt", "write a"], openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertIn("WARNING", r.stderr)
+        with open(os.path.join(self.ws, "a.txt")) as f:
+            self.assertEqual(f.read(), "A")
+
+    def test_file_tools_never_write_outside_the_folders(self):
+        outside = os.path.join(self.tmp, "outside.txt")
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "c1", "name": "write_file", "arguments": {"path": outside, "content": "X"}}]},
+            {"text": "done"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "dangerously-bypass-approvals",
+                         "--prompt", "x"], openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertFalse(os.path.exists(outside))
+        self.assertIn("not in a writable directory", json.dumps(r.json("messages.json")))
+
+    def test_add_dir_is_writable_and_recorded(self):
+        extra = os.path.join(self.tmp, "output")
+        os.makedirs(extra)
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "c1", "name": "write_file",
+                             "arguments": {"path": os.path.join(extra, "result.txt"), "content": "R"}}]},
+            {"text": "done"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--add-dir", extra,
+                         "--prompt", "x"], openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        with open(os.path.join(extra, "result.txt")) as f:
+            self.assertEqual(f.read(), "R")
+        self.assertEqual(r.json("summary.json")["args"]["extra_dirs"], [os.path.realpath(extra)])
+
+    def test_questions_answered_by_rule(self):
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "q1", "name": "ask_user", "arguments": {"question": "Which colour?"}}]},
+            {"text": "blue then"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--auto-answer", "--prompt", "x"], openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        answers = r.json("answers.json")
+        self.assertEqual(answers[0]["kind"], "question")
+        self.assertIn("No one is available", answers[0]["answer"])
+        self.assertIn("least destructive", json.dumps(server.requests()[1]["body"]))
+
+
+class EarlyStops(RunTestCase):
+    """Exit codes 3 and 130, and the record written anyway."""
+
+    def assert_record_complete(self, r, outcome, code):
+        self.assertEqual(r.code, code, r.stderr)
+        summary = r.json("summary.json")
+        self.assertEqual(summary["outcome"], outcome)
+        self.assertEqual(summary["exit_code"], code)
+        self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
+        for name in ("answers.json", "messages.json", "events.jsonl", "model_calls.jsonl", "audit.db"):
+            self.assertTrue(os.path.exists(r.path(name)), name)
+
+    def test_permanent_error_exit_3_with_cause(self):
+        server = self.server({"turns": [{"error": {"kind": "bad_key", "message": "Incorrect API key provided"}}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "x"], openai_env(self, server))
+        self.assert_record_complete(r, "model_error", 3)
+        self.assertEqual(len(server.requests()), 1)
+        with open(r.path("provider_errors.log")) as f:
+            log = f.read()
+        self.assertIn("401", log)
+        self.assertIn("Incorrect API key provided", log)
+        self.assertIn("OPENAI_API_KEY", r.stderr)
+        self.assertNotIn(TEST_KEYS["OPENAI_API_KEY"], self.record_text() + r.stderr)
+
+    def test_transient_error_retried_with_a_line(self):
+        server = self.server({"turns": [
+            {"error": {"kind": "overloaded", "message": "Overloaded"}},
+            {"text": "recovered"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "x"], openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertEqual(r.stdout, "recovered\n")
+        self.assertRegex(r.stderr, r"provider error \(\w+: .*\); retry 1/2 in 0\.05s")
+        calls = r.lines("model_calls.jsonl")
+        self.assertEqual([c["status"] for c in calls], ["error", "ok"])
+        self.assertEqual(r.json("summary.json")["retries"], 1)
+
+    def test_retries_exhausted_exit_3(self):
+        server = self.server({"turns": [{"repeat": 3, "error": {"kind": "server", "message": "down"}}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "x"], openai_env(self, server))
+        self.assert_record_complete(r, "model_error", 3)
+        self.assertEqual(len(server.requests()), 3)
+
+    def test_iteration_limit_exit_3(self):
+        server = self.server({"turns": [{"repeat": 4, "tool_calls": [
+            {"id": "c{n}", "name": "run_shell", "arguments": {"command": "echo {n}"}}]}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--max-iterations", "2",
+                         "--prompt", "x"], openai_env(self, server))
+        self.assert_record_complete(r, "max_iterations", 3)
+        self.assertEqual(r.json("summary.json")["iterations"], 2)
+
+    def test_time_limit_exit_3(self):
+        server = self.server({"turns": [{"text": "slow " * 40, "text_chunks": 40, "chunk_delay_ms": 200}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--timeout-seconds", "1", "--prompt", "x"],
+                        openai_env(self, server))
+        self.assert_record_complete(r, "timeout", 3)
+        messages = r.json("messages.json")
+        self.assertTrue(any(m.get("partial") for m in messages))
+
+    def test_signal_exit_130_with_record(self):
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            out = os.path.join(self.tmp, f"out-{sig}")
+            server = self.server({"turns": [
+                {"tool_calls": [{"id": "c1", "name": "run_shell", "arguments": {"command": "sleep 60"}}]},
+                {"text": "never"}]})
+            p = self.start(["run", "--out", out, "--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals",
+                            "--prompt", "x"], openai_env(self, server))
+            self.assertTrue(self.wait_for_event(os.path.join(out, "events.jsonl"), "tool_started"))
+            os.killpg(p.pid, sig) if sig == signal.SIGINT else p.send_signal(sig)
+            stdout, stderr = p.communicate(timeout=30)
+            self.assertEqual(p.returncode, 130, stderr)
+            with open(os.path.join(out, "summary.json")) as f:
+                self.assertEqual(json.load(f)["outcome"], "interrupted")
+            with open(os.path.join(out, "trajectory.json")) as f:
+                self.assertEqual(atif_check.problems(json.load(f)), [])
+            with open(os.path.join(out, "messages.json")) as f:
+                tool_msgs = [m for m in json.load(f) if m["role"] == "tool"]
+            self.assertEqual(len(tool_msgs), 1)
+            self.assertIn("interrupted", tool_msgs[0]["content"])
+
+
+class Results(RunTestCase):
+    def test_long_result_bounded_and_spilled(self):
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "big1", "name": "run_shell", "arguments": {"command": "seq 1 5000"}}]},
+            {"text": "ok"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals",
+                         "--tool-result-max-bytes", "200", "--prompt", "x"], openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        spilled = os.path.join(self.out, "tool-output", "big1.txt")
+        with open(spilled) as f:
+            self.assertIn("4999\\n5000", f.read())
+        sent = json.dumps(server.requests()[1]["body"])
+        self.assertIn(spilled, sent)
+        self.assertNotIn("4999", sent)
+
+    def test_mangled_call_answered_not_run(self):
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "m1", "name": "run_shell", "arguments_raw": "{\"command\": \"touch bad"}]},
+            {"text": "sorry"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "x"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "bad")))
+        self.assertIn("tool call not executed", json.dumps(server.requests()[1]["body"]))
+        self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
+
+    def test_trajectory_copy(self):
+        server = self.server({"turns": [{"text": "ok"}]})
+        copy = os.path.join(self.tmp, "copy.json")
+        r = self.run_ow(["--model", "openai:gpt-4o", "--trajectory-atif", copy, "--prompt", "x"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        with open(copy) as f:
+            self.assertEqual(json.load(f), r.json("trajectory.json"))
+
+
+class AtifCheckSelfTest(unittest.TestCase):
+    """The independent checker must be able to fail."""
+
+    GOOD = {"schema_version": "ATIF-v1.7", "agent": {"name": "a", "version": "1"},
+            "steps": [{"step_id": 1, "source": "user", "message": "hi"},
+                      {"step_id": 2, "source": "agent", "message": "",
+                       "tool_calls": [{"tool_call_id": "c", "function_name": "f", "arguments": {}}],
+                       "observation": {"results": [{"source_call_id": "c", "content": "x"}]}}]}
+
+    def mutated(self, fn):
+        t = json.loads(json.dumps(self.GOOD))
+        fn(t)
+        return atif_check.problems(t)
+
+    def test_good_passes(self):
+        self.assertEqual(atif_check.problems(self.GOOD), [])
+
+    def test_bad_fail(self):
+        bad = [
+            lambda t: t["steps"][1].update(step_id=5),
+            lambda t: t["steps"][0].update(model_name="m"),
+            lambda t: t["steps"][1]["observation"]["results"][0].update(source_call_id="zz"),
+            lambda t: t["steps"][1]["tool_calls"][0].update(arguments="{}"),
+            lambda t: t.update(unknown=1),
+            lambda t: t["steps"][0].update(timestamp="not a time"),
+            lambda t: t["steps"][1].update(llm_call_count=0, metrics={"prompt_tokens": 1}),
+            lambda t: t.update(steps=[]),
+        ]
+        for fn in bad:
+            self.assertNotEqual(self.mutated(fn), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
