@@ -13,7 +13,10 @@ The baseline, measured in this same process run, is the irreducible work of
 the task: the same N+1 HTTP requests on one keep-alive connection to the same
 server, and the same N `echo` commands through one persistent bash.
 
-usage: bench-steps.py OPENWORKER MODEL_SERVER [--runs R]
+usage: bench-steps.py OPENWORKER MODEL_SERVER OW_MEASURE [--runs R]
+
+OW_MEASURE is bench/ow-measure (built beside this script): it starts
+openworker from a small parent so the peak RSS is openworker's own.
 """
 import argparse
 import http.client
@@ -60,7 +63,7 @@ class Server:
         self.proc.wait()
 
 
-def run_openworker(exe, server_exe, n, tmp):
+def run_openworker(exe, server_exe, measure, n, tmp):
     ws = os.path.join(tmp, "ws")
     out = os.path.join(tmp, "out")
     os.makedirs(ws)
@@ -71,23 +74,19 @@ def run_openworker(exe, server_exe, n, tmp):
     argv = [exe, "run", "--isolated", "--out", out, "--model", "openai:gpt-4o",
             "--approval-mode", "bypass-approvals", "--max-iterations", str(n + 5),
             "--prompt", f"Append step-1 … step-{n} to steps.txt, one command each."]
-    start_wall = time.perf_counter()
-    start_real = time.time()
-    proc = subprocess.Popen(argv, cwd=ws, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
-    _, status, ru = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start_wall
+    m = json.loads(subprocess.run([measure, *argv], cwd=ws, env=env, check=True, capture_output=True,
+                                  text=True).stdout)
     reqs = server.requests()
     server.stop()
-    code = os.waitstatus_to_exitcode(status)
+    code = m["exit"]
     if code != 0:
         sys.exit(f"openworker exited {code} (N={n}); record in {out}")
     with open(os.path.join(ws, "steps.txt")) as f:
         lines = f.read().splitlines()
     if lines != [f"step-{k}" for k in range(1, n + 1)]:
         sys.exit(f"steps.txt is wrong for N={n}")
-    first = reqs[0]["received_at_us"] / 1e6 - start_real
-    return {"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss_kib": ru.ru_maxrss, "first_request": first}
+    first = (reqs[0]["received_at_us"] - m["start_us"]) / 1e6
+    return {"wall": m["wall"], "cpu": m["user"] + m["sys"], "rss_kib": m["maxrss_kib"], "first_request": first}
 
 
 def run_baseline(server_exe, n, tmp):
@@ -126,8 +125,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("openworker")
     ap.add_argument("model_server")
+    ap.add_argument("measure")
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
+    args.openworker = os.path.abspath(args.openworker)
+    args.model_server = os.path.abspath(args.model_server)
+    args.measure = os.path.abspath(args.measure)
 
     results, baseline = {}, {}
     for n in (20, 100):
@@ -135,7 +138,7 @@ def main():
         for _ in range(args.runs):
             tmp = tempfile.mkdtemp(prefix="ow-bench-")
             try:
-                results[n].append(run_openworker(args.openworker, args.model_server, n, tmp))
+                results[n].append(run_openworker(args.openworker, args.model_server, args.measure, n, tmp))
             finally:
                 shutil.rmtree(tmp)
             tmp = tempfile.mkdtemp(prefix="ow-bench-base-")

@@ -173,9 +173,15 @@ ow_db_open (const char *path, const char *schema, GError **error)
       return NULL;
     }
   sqlite3_busy_timeout (db->handle, 5000);
-  if (!ow_db_exec (db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;", error))
+  /* A brand-new file is switched to WAL and given its schema without
+   * syncing: until it holds anything there is nothing to lose, and the
+   * syncs would cost a new run milliseconds before its first request. From
+   * then on, synchronous=NORMAL. */
+  if (!ow_db_exec (db, "PRAGMA synchronous = OFF; PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -512;", error))
     return NULL;
   if (!migrate (db, schema, error))
+    return NULL;
+  if (!ow_db_exec (db, "PRAGMA synchronous = NORMAL;", error))
     return NULL;
   return g_steal_pointer (&db);
 }
