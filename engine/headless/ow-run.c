@@ -26,6 +26,7 @@
 #include "headless/ow-run-record.h"
 #include "ow-error.h"
 #include "ow-redact.h"
+#include "store/ow-model-config.h"
 
 typedef struct {
   /* command line */
@@ -68,6 +69,7 @@ typedef struct {
   guint         tool_calls;
   GHashTable   *tool_status;  /* status → count */
   gint64        started_us;
+  gint64        context_size;  /* the window the model was given (saved setting), 0 = provider's */
 } Run;
 
 static void
@@ -489,9 +491,12 @@ build_summary (Run *r, OwContext *ctx, OwSession *session, const char *provider_
     ? "estimated from OpenWorker's prices table; price the token counts yourself for billing"
     : "no estimate: the model is not in OpenWorker's prices table");
 
-  /* Without compaction yet, the whole conversation is sent each time: the
-   * window is whatever the provider has, and nothing triggers compaction. */
-  json_object_set_null_member (s, "context_window");
+  /* The window is the saved context_size when there is one; compaction
+   * does not exist yet, so nothing triggers it. */
+  if (r->context_size > 0)
+    json_object_set_int_member (s, "context_window", r->context_size);
+  else
+    json_object_set_null_member (s, "context_window");
   json_object_set_null_member (s, "compaction_trigger");
   json_object_set_array_member (s, "hosts", ow_run_record_dup_hosts (r->record));
   json_object_set_boolean_member (s, "web_tools", FALSE);
@@ -679,6 +684,8 @@ run (Run *r)
   g_autofree char *record_dir = NULL;
   g_autofree char *instructions = NULL;
   g_autofree char *spill = NULL;
+  g_autoptr(OwModelConfig) model_config = NULL;
+  g_auto(OwModelSettings) settings = { 0 };
   const OwProviderEntry *entry = NULL;
   const OwCoworker *coworker = ow_coworker_lookup (r->coworker);
   const char *model;
@@ -702,7 +709,18 @@ run (Run *r)
   if (ctx == NULL)
     return usage_error ("%s", error->message);
 
+  if (r->isolated)
+    model_config = ow_model_config_new_empty ();
+  else
+    {
+      g_autofree char *mc_path = g_build_filename (ow_context_get_paths (ctx)->config_dir, "model_config.json", NULL);
+      model_config = ow_model_config_load (mc_path, &error);
+      if (model_config == NULL)
+        return usage_error ("%s", error->message);
+    }
   model = r->model != NULL ? r->model : ow_context_default_model (ctx);
+  if (model == NULL)
+    model = ow_model_config_default_model (model_config);
   if (model == NULL)
     return usage_error ("no model is set. Name one with --model provider:model (for example "
                         "--model anthropic:claude-sonnet-4-5), set OPENWORKER_MODEL, or set model in %s/config.toml, "
@@ -769,9 +787,17 @@ run (Run *r)
   instructions = ow_coworker_build_instructions (coworker, r->workspace_abs, ow_session_get_roots (session));
   ow_agent_set_instructions (agent, instructions);
   ow_agent_set_max_iterations (agent, (guint) CLAMP (iterations_cap, 1, G_MAXUINT));
+  /* Saved per-model settings apply unless a flag on the run says otherwise. */
+  ow_model_config_lookup (model_config, model, &settings);
+  if (r->max_output_tokens <= 0 && settings.max_output_tokens > 0)
+    r->max_output_tokens = settings.max_output_tokens;
+  if (r->reasoning_effort == NULL && settings.reasoning_effort != NULL)
+    r->reasoning_effort = g_strdup (settings.reasoning_effort);
   if (r->max_output_tokens > 0)
     ow_agent_set_max_output_tokens (agent, r->max_output_tokens);
   ow_agent_set_reasoning_effort (agent, r->reasoning_effort);
+  ow_agent_set_sampling (agent, settings.temperature, settings.top_p, settings.context_size, settings.thinking);
+  r->context_size = settings.context_size;
   ow_agent_set_provider_order (agent, r->provider_order);
   spill = g_build_filename (record_dir, "tool-output", NULL);
   if (!ow_agent_set_tool_result_limit (agent, (gsize) result_max, spill, &error))

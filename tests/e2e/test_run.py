@@ -6,13 +6,16 @@ check (atif_check.py: a JSON schema plus the validator's cross-field rules).
 import json
 import os
 import signal
+import time
 import sqlite3
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import atif_check  # noqa: E402
-from owtest import TEST_KEYS, RunTestCase  # noqa: E402
+from owtest import OPENWORKER, TEST_KEYS, RunTestCase  # noqa: E402
+
+OPENWORKER_PATH = os.path.abspath(OPENWORKER)
 
 TWO_TURNS = {
     "turns": [
@@ -237,6 +240,34 @@ class CommandLine(RunTestCase):
         self.assertTrue(os.path.isdir(os.path.join(self.out, "state")))
         self.assertTrue(r.json("summary.json")["args"]["isolated"])
 
+    def test_model_settings_apply_and_flags_win(self):
+        server = self.server({"turns": [{"repeat": 2, "text": "ok"}]})
+        os.makedirs(os.path.join(self.home, "config"))
+        with open(os.path.join(self.home, "config", "model_config.json"), "w") as f:
+            json.dump({"openai:gpt-4o": {"max_output_tokens": 777, "temperature": 0.25, "reasoning_effort": "low",
+                                         "default": True}}, f)
+        env = openai_env(self, server)
+        r = self.run_ow(["--prompt", "x"], env)  # the model comes from model_config.json's default
+        self.assertEqual(r.code, 0, r.stderr)
+        body = server.requests()[0]["body"]
+        self.assertEqual(body.get("max_tokens", body.get("max_completion_tokens")), 777)
+        self.assertEqual(body["temperature"], 0.25)
+        self.assertEqual(body["reasoning_effort"], "low")
+        r = self.run_ow(["--prompt", "x", "--max-output-tokens", "99", "--reasoning-effort", "high"], env, out=False)
+        self.assertEqual(r.code, 0, r.stderr)
+        body = server.requests()[1]["body"]
+        self.assertEqual(body.get("max_tokens", body.get("max_completion_tokens")), 99)
+        self.assertEqual(body["reasoning_effort"], "high")
+
+    def test_bad_model_settings_refused(self):
+        os.makedirs(os.path.join(self.home, "config"))
+        with open(os.path.join(self.home, "config", "model_config.json"), "w") as f:
+            json.dump({"openai:gpt-4o": {"temperature": "hot"}}, f)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "x"],
+                        self.env(OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"]), out=False)
+        self.assertEqual(r.code, 2)
+        self.assertIn("temperature must be a number", r.stderr)
+
     def test_config_sets_model_and_base_url(self):
         server = self.server({"turns": [{"text": "from config"}]})
         os.makedirs(os.path.join(self.home, "config"))
@@ -429,6 +460,73 @@ class Results(RunTestCase):
         self.assertEqual(r.code, 0, r.stderr)
         with open(copy) as f:
             self.assertEqual(json.load(f), r.json("trajectory.json"))
+
+
+class Terminal(RunTestCase):
+    """Approvals and questions asked at a real terminal (a pseudo-terminal)."""
+
+    def run_at_terminal(self, args, env, answers, timeout=30):
+        """Runs openworker with a controlling terminal; answers each prompt
+        that contains a key of @answers with its value. Returns (code, transcript)."""
+        import pty
+        import select
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.chdir(self.ws)
+            os.execve(OPENWORKER_PATH, [OPENWORKER_PATH, "run", "--out", self.out, *args], env)
+        transcript, pending = b"", list(answers)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            r, _, _ = select.select([fd], [], [], 0.5)
+            if not r:
+                continue
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            transcript += chunk
+            if pending and pending[0][0].encode() in transcript.split(b"\x00")[-1][-400:]:
+                prompt, reply = pending.pop(0)
+                transcript += b"\x00"  # marks the prompt as answered
+                os.write(fd, reply.encode() + b"\n")
+        _, status = os.waitpid(pid, 0)
+        return os.waitstatus_to_exitcode(status), transcript.decode("utf-8", "replace")
+
+    def test_approve_once_and_for_session(self):
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "c1", "name": "write_file", "arguments": {"path": "a.txt", "content": "A"}}]},
+            {"tool_calls": [{"id": "c2", "name": "write_file", "arguments": {"path": "b.txt", "content": "B"}}]},
+            {"tool_calls": [{"id": "c3", "name": "run_shell", "arguments": {"command": "rm a.txt"}}]},
+            {"text": "done"}]})
+        code, transcript = self.run_at_terminal(
+            ["--model", "openai:gpt-4o", "--prompt", "write"], openai_env(self, server),
+            [("Allow?", "s"), ("Allow?", "n not that")])
+        self.assertEqual(code, 0, transcript)
+        # write_file was allowed for the session: b.txt was written without a second prompt.
+        self.assertEqual(transcript.count("Allow?"), 2, transcript)
+        self.assertIn("$ rm a.txt", transcript)
+        self.assertTrue(os.path.exists(os.path.join(self.ws, "a.txt")))
+        self.assertTrue(os.path.exists(os.path.join(self.ws, "b.txt")))
+        sent = json.dumps(server.requests()[3]["body"])
+        self.assertIn("not that", sent)
+        self.assertEqual(self.result_json("answers.json"), [])
+
+    def test_question_answered_at_terminal(self):
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "q1", "name": "ask_user",
+                             "arguments": {"question": "Which format?", "options": ["markdown", "pdf"]}}]},
+            {"text": "ok"}]})
+        code, transcript = self.run_at_terminal(["--model", "openai:gpt-4o", "--prompt", "x"],
+                                                openai_env(self, server), [("Your answer", "2")])
+        self.assertEqual(code, 0, transcript)
+        self.assertIn("Which format?", transcript)
+        self.assertIn('"answer":"pdf"', json.dumps(server.requests()[1]["body"]).replace("\\", "").replace(" ", ""))
+
+    def result_json(self, name):
+        with open(os.path.join(self.out, name)) as f:
+            return json.load(f)
 
 
 class AtifCheckSelfTest(unittest.TestCase):

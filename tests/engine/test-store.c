@@ -6,6 +6,7 @@
 #include "ow-redact.h"
 #include "store/ow-audit-log.h"
 #include "store/ow-config.h"
+#include "store/ow-model-config.h"
 #include "store/ow-paths.h"
 #include "store/ow-store.h"
 
@@ -268,6 +269,62 @@ test_audit_export (Fixture *f, gconstpointer data)
 }
 
 static void
+test_model_config (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (f->dir, "cfg", "model_config.json", NULL);
+  g_autoptr(OwModelConfig) config = ow_model_config_load (path, &error);
+  g_autoptr(OwModelConfig) again = NULL;
+  g_autoptr(JsonObject) values = json_object_new ();
+  g_autoptr(JsonObject) other = json_object_new ();
+  g_autoptr(JsonObject) bad = json_object_new ();
+  g_auto(OwModelSettings) s = { 0 };
+
+  g_assert_no_error (error);
+  g_assert_null (ow_model_config_default_model (config));
+  json_object_set_int_member (values, "context_size", 65536);
+  json_object_set_double_member (values, "temperature", 0.6);
+  json_object_set_boolean_member (values, "thinking", FALSE);
+  json_object_set_boolean_member (values, "default", TRUE);
+  g_assert_true (ow_model_config_set (config, "ollama:qwen3:8b", values, &error));
+  json_object_set_boolean_member (other, "default", TRUE);
+  json_object_set_string_member (other, "reasoning_effort", "high");
+  g_assert_true (ow_model_config_set (config, "openai:gpt-4o", other, &error));
+
+  /* Saved, reloaded, and only one default. */
+  again = ow_model_config_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (ow_model_config_default_model (again), ==, "openai:gpt-4o");
+  g_assert_true (ow_model_config_lookup (again, "ollama:qwen3:8b", &s));
+  g_assert_cmpint (s.context_size, ==, 65536);
+  g_assert_cmpfloat (s.temperature, ==, 0.6);
+  g_assert_cmpint (s.thinking, ==, 0);
+  g_assert_false (s.is_default);
+  ow_model_settings_clear (&s);
+  g_assert_false (ow_model_config_lookup (again, "anthropic:claude-x", &s));
+  g_assert_cmpint (s.thinking, ==, -1);
+
+  /* A null removes one setting; remove drops the model. */
+  json_object_set_null_member (values, "temperature");
+  json_object_remove_member (values, "default");
+  g_assert_true (ow_model_config_set (again, "ollama:qwen3:8b", values, &error));
+  g_assert_true (ow_model_config_lookup (again, "ollama:qwen3:8b", &s));
+  g_assert_cmpfloat (s.temperature, <, 0);
+  ow_model_settings_clear (&s);
+  g_assert_true (ow_model_config_remove (again, "ollama:qwen3:8b", &error));
+  g_assert_false (ow_model_config_lookup (again, "ollama:qwen3:8b", &s));
+
+  /* Bad values are refused with the setting named. */
+  json_object_set_double_member (bad, "compaction_threshold_pct", 0.99);
+  g_assert_false (ow_model_config_set (again, "openai:gpt-4o", bad, &error));
+  g_assert_nonnull (strstr (error->message, "compaction_threshold_pct must be"));
+  g_clear_error (&error);
+  g_assert_true (g_file_set_contents (path, "{\"m\": {\"default\": true}, \"n\": {\"default\": true}}", -1, NULL));
+  g_assert_null (ow_model_config_load (path, &error));
+  g_assert_nonnull (strstr (error->message, "only one may be"));
+}
+
+static void
 test_redact (void)
 {
   const struct {
@@ -317,6 +374,7 @@ main (int argc, char **argv)
   g_test_add ("/ow/engine/config/missing-file", Fixture, NULL, fixture_setup, test_config_missing_file, fixture_teardown);
   g_test_add ("/ow/engine/audit/sanitizes", Fixture, NULL, fixture_setup, test_audit_sanitizes, fixture_teardown);
   g_test_add ("/ow/engine/audit/export", Fixture, NULL, fixture_setup, test_audit_export, fixture_teardown);
+  g_test_add ("/ow/engine/model-config", Fixture, NULL, fixture_setup, test_model_config, fixture_teardown);
   g_test_add_func ("/ow/engine/redact", test_redact);
   return g_test_run ();
 }

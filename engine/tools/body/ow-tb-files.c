@@ -1027,7 +1027,8 @@ ow_tb_tool_list_files (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
       ow_tb_path_clear (&path);
       return OW_TB_INTERRUPTED;
     }
-  qsort (walk.files, walk.n_files, sizeof *walk.files, compare_strings);
+  if (walk.n_files > 1)
+    qsort (walk.files, walk.n_files, sizeof *walk.files, compare_strings);
   shown = walk.n_files < (size_t) max ? walk.n_files : (size_t) max;
 
   ow_tb_buf_reset (out);

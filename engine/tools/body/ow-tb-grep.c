@@ -405,7 +405,8 @@ walk_dir (Walk *w, const char *abs, const char *rel, int depth)
     }
   closedir (dir);
   /* Sorted, so the built-in engine gives the same answer every time. */
-  qsort (names, n, sizeof *names, compare_names);
+  if (n > 1)
+    qsort (names, n, sizeof *names, compare_names);
   for (size_t i = 0; i < n; i++)
     {
       char *child = ow_tb_strdup_printf ("%s/%s", strcmp (abs, "/") == 0 ? "" : abs, names[i]);
