@@ -1,0 +1,84 @@
+/* ow-shell.h: reading a shell command line the way bash would, without running it.
+ *
+ * The policy never matches a shell command by substring. It parses the
+ * command line into simple commands (words after quote removal, with their
+ * redirections) and records every feature that makes a command more than
+ * one plain program call: chaining (; && || &), pipes, redirections,
+ * command or process substitution, variable and arithmetic expansion,
+ * here-documents, subshells and braces, background jobs and newlines. Only
+ * a plain command — one simple command, none of those features — may be
+ * matched by an allowlist entry or a standing rule, and then by argv
+ * prefix (`git status` matches `git status -s`, never `git statusx` or
+ * `git push`). The safety checks read the same structure to see what each
+ * simple command would touch. Fuzzed.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  OW_SHELL_CHAIN        = 1 << 0,   /* ; && || or a second line */
+  OW_SHELL_PIPE         = 1 << 1,   /* | or |& */
+  OW_SHELL_REDIRECT     = 1 << 2,   /* < > >> 2> &> >| <> and fd dups */
+  OW_SHELL_SUBSTITUTION = 1 << 3,   /* $( ) ` ` <( ) >( ) */
+  OW_SHELL_EXPANSION    = 1 << 4,   /* $VAR ${…} $(( )) — a word whose value is not known */
+  OW_SHELL_HEREDOC      = 1 << 5,   /* << <<- <<< */
+  OW_SHELL_BACKGROUND   = 1 << 6,   /* a trailing or inner & */
+  OW_SHELL_SUBSHELL     = 1 << 7,   /* ( … ) or { …; } */
+  OW_SHELL_NEWLINE      = 1 << 8,   /* a newline or carriage return outside quotes */
+  OW_SHELL_GLOB         = 1 << 9,   /* unquoted * ? [ that may expand */
+  OW_SHELL_ASSIGNMENT   = 1 << 10,  /* leading VAR=value words */
+  OW_SHELL_COMPOUND     = 1 << 11,  /* if/for/while/case/function keywords */
+  OW_SHELL_PARSE_ERROR  = 1 << 12,  /* unbalanced quotes or brackets: treat as hostile */
+} OwShellFeature;
+
+/* One redirection of a simple command. */
+typedef struct {
+  int   fd;          /* the fd redirected (1 for >, 0 for <, …) */
+  char *op;          /* ">", ">>", "<", "2>", "&>", ">&", "<<<", … */
+  char *target;      /* the word after the operator, quotes removed; NULL when it is an fd dup */
+  gboolean writes;   /* the redirection creates or changes a file */
+} OwShellRedirect;
+
+/* One simple command: its words after quote removal (assignments and
+ * redirections not included) and its redirections. */
+typedef struct {
+  GStrv      argv;          /* NULL-terminated; argv[0] is the program as written */
+  GStrv      assignments;   /* leading NAME=value words */
+  GPtrArray *redirects;     /* OwShellRedirect* */
+  /* Words whose value depends on an expansion or substitution are kept as
+   * written; this marks which ones (parallel to argv). */
+  gboolean  *dynamic;
+} OwShellCommand;
+
+typedef struct {
+  GPtrArray *commands;      /* OwShellCommand*, in order of appearance, including those inside
+                             * substitutions, subshells and pipelines */
+  guint      features;      /* OwShellFeature bits */
+  char      *error;         /* with OW_SHELL_PARSE_ERROR: what could not be read */
+} OwShellParse;
+
+OwShellParse *ow_shell_parse      (const char *command);
+void          ow_shell_parse_free (OwShellParse *parse);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (OwShellParse, ow_shell_parse_free)
+
+/* TRUE when @parse is exactly one simple command with none of the features
+ * above except quoting (and, if @allow_assignments, leading assignments). */
+gboolean ow_shell_parse_is_plain (const OwShellParse *parse, gboolean allow_assignments);
+
+/* TRUE when @argv starts with every word of @prefix (whole words). */
+gboolean ow_shell_argv_has_prefix (const char *const *argv, const char *const *prefix);
+
+/* The program a simple command runs, looking through wrappers that run
+ * their arguments (sudo, doas, env, nice, nohup, time, timeout, stdbuf,
+ * xargs, command, exec, builtin) and returning its basename; sets
+ * *@args_start to the index of its first argument. */
+const char *ow_shell_command_program (const OwShellCommand *cmd, guint *args_start);
+
+/* Splits @text like the shell would split a plain command (quotes removed);
+ * NULL when it is not a plain command. Used to read rule patterns. */
+GStrv    ow_shell_split_plain     (const char *text);
+
+G_END_DECLS
