@@ -73,7 +73,7 @@ measure (const char *dir, const char *script, const char *trigger)
   OwSessionSpec spec = { .workspace = dir, .model = "openai:gpt-4o", .mode = "bypass-approvals" };
   g_autoptr(OwSession) session = NULL;
   g_autoptr(OwExecutor) executor = ow_executor_direct_new (dir);
-  g_autoptr(OwPolicy) policy = ow_policy_new (NULL);
+  g_autoptr(OwPolicy) policy = ow_policy_new (NULL, NULL, NULL);
   g_autoptr(OwAttendant) attendant = ow_rule_attendant_new (FALSE);
   g_autoptr(OwAgent) agent = NULL;
   const double delays[] = { 3600 };

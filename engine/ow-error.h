@@ -18,6 +18,7 @@ G_BEGIN_DECLS
 #define OW_RUN_ERROR (ow_run_error_quark ())
 #define OW_POLICY_ERROR (ow_policy_error_quark ())
 #define OW_SANDBOX_ERROR (ow_sandbox_error_quark ())
+#define OW_SECRET_ERROR (ow_secret_error_quark ())
 
 /* Transport-level failures of outbound HTTP (engine/net). An HTTP status,
  * even 500, is not an OW_NET_ERROR: the response is returned. */
@@ -57,6 +58,7 @@ typedef enum {
   OW_STORE_ERROR_CORRUPT,
   OW_STORE_ERROR_FULL,
   OW_STORE_ERROR_BUSY,
+  OW_STORE_ERROR_NOT_FOUND,   /* no such row (a session id that is not there) */
 } OwStoreError;
 
 typedef enum {
@@ -91,6 +93,17 @@ typedef enum {
   OW_SANDBOX_ERROR_WALL_NOT_PROVED,
 } OwSandboxError;
 
+/* Secret stores (engine/store/ow-secret-store.h and its platform
+ * implementations). A secret that is simply not there is not an error. */
+typedef enum {
+  OW_SECRET_ERROR_UNAVAILABLE,  /* no secret store answers: no Secret Service, no default keyring */
+  OW_SECRET_ERROR_LOCKED,       /* the keyring is locked and was not unlocked */
+  OW_SECRET_ERROR_PERMISSIONS,  /* a sealed-store file is open to other users, a link, or not ours */
+  OW_SECRET_ERROR_CORRUPT,      /* a sealed-store file is damaged, truncated, or its key is missing */
+  OW_SECRET_ERROR_INVALID,      /* a kind, name or value that cannot be stored */
+  OW_SECRET_ERROR_FAILED,       /* anything else the store reports */
+} OwSecretError;
+
 GQuark ow_net_error_quark (void);
 GQuark ow_provider_error_quark (void);
 GQuark ow_store_error_quark (void);
@@ -100,5 +113,6 @@ GQuark ow_tool_error_quark (void);
 GQuark ow_run_error_quark (void);
 GQuark ow_policy_error_quark (void);
 GQuark ow_sandbox_error_quark (void);
+GQuark ow_secret_error_quark (void);
 
 G_END_DECLS

@@ -182,6 +182,28 @@ match_token (const char *p, const char *start)
   return 0;
 }
 
+/* Replaces every registered value in @s. */
+static void
+replace_registered (GString *s)
+{
+  g_mutex_lock (&secrets_lock);
+  for (guint i = 0; secrets != NULL && i < secrets->len; i++)
+    g_string_replace (s, g_ptr_array_index (secrets, i), "[redacted]", 0);
+  g_mutex_unlock (&secrets_lock);
+}
+
+char *
+ow_redact_registered (const char *text)
+{
+  GString *s;
+
+  if (text == NULL)
+    return NULL;
+  s = g_string_new (text);
+  replace_registered (s);
+  return g_string_free (s, FALSE);
+}
+
 char *
 ow_redact (const char *text)
 {
@@ -192,11 +214,7 @@ ow_redact (const char *text)
   if (text == NULL)
     return NULL;
   s = g_string_new (text);
-
-  g_mutex_lock (&secrets_lock);
-  for (guint i = 0; secrets != NULL && i < secrets->len; i++)
-    g_string_replace (s, g_ptr_array_index (secrets, i), "[redacted]", 0);
-  g_mutex_unlock (&secrets_lock);
+  replace_registered (s);
 
   out = g_string_sized_new (s->len);
   for (p = s->str; *p != '\0';)
@@ -238,4 +256,37 @@ ow_env_name_is_secret (const char *name)
     if (strstr (upper, markers[i]) != NULL)
       return TRUE;
   return FALSE;
+}
+
+/* The log writer: a copy of the fields with MESSAGE redacted, handed to
+ * GLib's default writer, so the format and G_MESSAGES_DEBUG filtering stay
+ * GLib's own. */
+static GLogWriterOutput
+redacting_writer (GLogLevelFlags   level,
+                  const GLogField *fields,
+                  gsize            n_fields,
+                  gpointer         user_data)
+{
+  g_autofree GLogField *copy = g_new (GLogField, n_fields);
+  g_autofree char *safe = NULL;
+
+  for (gsize i = 0; i < n_fields; i++)
+    {
+      copy[i] = fields[i];
+      if (safe == NULL && g_str_equal (fields[i].key, "MESSAGE") && fields[i].value != NULL)
+        {
+          g_autofree char *text = fields[i].length < 0 ? g_strdup (fields[i].value)
+                                                       : g_strndup (fields[i].value, (gsize) fields[i].length);
+          safe = ow_redact (text);
+          copy[i].value = safe;
+          copy[i].length = -1;
+        }
+    }
+  return g_log_writer_default (level, copy, n_fields, user_data);
+}
+
+void
+ow_redact_install_log_writer (void)
+{
+  g_log_set_writer_func (redacting_writer, NULL, NULL);
 }

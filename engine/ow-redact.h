@@ -19,6 +19,17 @@ void   ow_redact_register_secret (const char *value);
 /* Returns a newly allocated copy of @text with every secret replaced. */
 char  *ow_redact (const char *text);
 
+/* Like ow_redact(), but replaces only the registered values, not the shapes
+ * of credentials. For text the model reads and may write back (tool
+ * results): a person's own file that merely looks like it holds a token
+ * must reach the model intact, or an edit would write "[redacted]" into it;
+ * a key OpenWorker itself holds must never reach it. */
+char  *ow_redact_registered (const char *text);
+
+/* Routes every GLib log message of the process through ow_redact() before
+ * the default writer prints it. Call once, early in main(). */
+void   ow_redact_install_log_writer (void);
+
 /* Whether an environment variable's name says it holds a secret
  * (…KEY, …TOKEN, …SECRET, …PASSWORD, …CREDENTIALS, …); such variables are
  * never passed to tools. */

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/ow-tool-args.h"
+#include "policy/ow-safety.h"
 #include "core/ow-usage.h"
 #include "ow-error.h"
 #include "ow-redact.h"
@@ -63,6 +64,18 @@ struct _OwAgent
   char           *spill_dir;
   GArray         *retry_delays;   /* double seconds */
   gboolean        running;        /* a turn is in progress */
+
+  /* governance */
+  OwReviewer     *reviewer;       /* auto-approve's reviewer, or NULL (owned) */
+  char           *role_title;     /* the coworker, for the reviewer */
+  char           *role_prompt;
+  char           *guidance;       /* approval guidance, ≤ 2,400 characters */
+  GStrv           agent_dirs;     /* OpenWorker's own folders (safety checks) */
+  GPtrArray      *downloaded;     /* char*: files this session downloaded */
+  char           *shell_cwd;      /* the shell's folder after its last command */
+  char           *request;        /* the person's request of this turn, for the reviewer */
+  OwSiteList     *sites;          /* the sandbox's allow list (site cards), or NULL (owned) */
+  OwAddressGuard *guard;          /* its address guard (owned) */
 };
 
 enum {
@@ -91,6 +104,11 @@ typedef struct {
   OwTool        *cur_tool;       /* borrowed from the registry */
   JsonObject    *cur_args;       /* owned */
   char          *cur_provenance; /* owned */
+  OwDecision     decision;       /* the policy's decision on the current call */
+  guint64        review_generation; /* policy generation when the review started */
+  char          *review_mode;    /* the mode when the review started */
+  guint          review_roots;   /* the number of folders when the review started */
+  char          *site;           /* the site a card asks about */
 } Run;
 
 static void
@@ -101,6 +119,9 @@ run_free (Run *run)
   g_clear_pointer (&run->calls, g_ptr_array_unref);
   g_clear_pointer (&run->cur_args, json_object_unref);
   g_clear_pointer (&run->cur_provenance, g_free);
+  ow_decision_clear (&run->decision);
+  g_free (run->review_mode);
+  g_free (run->site);
   g_clear_object (&run->cancellable);
   if (run->agent != NULL)
     run->agent->running = FALSE;
@@ -153,6 +174,16 @@ ow_agent_finalize (GObject *object)
   g_free (self->provider_order);
   g_free (self->spill_dir);
   g_array_unref (self->retry_delays);
+  g_clear_object (&self->reviewer);
+  g_free (self->role_title);
+  g_free (self->role_prompt);
+  g_free (self->guidance);
+  g_clear_object (&self->sites);
+  g_clear_object (&self->guard);
+  g_strfreev (self->agent_dirs);
+  g_ptr_array_unref (self->downloaded);
+  g_free (self->shell_cwd);
+  g_free (self->request);
   G_OBJECT_CLASS (ow_agent_parent_class)->finalize (object);
 }
 
@@ -182,6 +213,7 @@ ow_agent_init (OwAgent *self)
   self->result_max = 10000;
   self->retry_delays = g_array_new (FALSE, FALSE, sizeof (double));
   g_array_append_vals (self->retry_delays, default_delays, G_N_ELEMENTS (default_delays));
+  self->downloaded = g_ptr_array_new_with_free_func (g_free);
 }
 
 OwAgent *
@@ -281,6 +313,40 @@ ow_agent_set_retry_delays (OwAgent *self, const double *delays, guint n_delays)
   g_array_append_vals (self->retry_delays, delays, n_delays);
 }
 
+void
+ow_agent_set_reviewer (OwAgent *self, OwReviewer *reviewer, const char *role_title, const char *role_prompt,
+                       const char *guidance)
+{
+  g_set_object (&self->reviewer, reviewer);
+  g_free (self->role_title);
+  self->role_title = g_strdup (role_title);
+  g_free (self->role_prompt);
+  self->role_prompt = g_strdup (role_prompt);
+  g_free (self->guidance);
+  self->guidance = g_strdup (guidance);
+}
+
+OwReviewer *
+ow_agent_get_reviewer (OwAgent *self)
+{
+  return self->reviewer;
+}
+
+void
+ow_agent_set_agent_dirs (OwAgent *self, const char *const *dirs)
+{
+  g_strfreev (self->agent_dirs);
+  self->agent_dirs = g_strdupv ((char **) dirs);
+}
+
+void
+ow_agent_set_sites (OwAgent *self, OwSiteList *sites, OwAddressGuard *guard)
+{
+  g_return_if_fail (OW_IS_AGENT (self));
+  g_set_object (&self->sites, sites);
+  g_set_object (&self->guard, guard);
+}
+
 const double *
 ow_agent_default_retry_delays (guint *n_delays)
 {
@@ -362,6 +428,8 @@ audit (Run *run, OwToolCall *call, const char *stage, const char *status, const 
     .result_preview = preview,
     .reason = reason,
     .enforcement = ow_executor_get_enforcement (agent->executor),
+    .risk = run->cur_tool != NULL ? ow_risk_to_string (ow_tool_get_risk (run->cur_tool)) : NULL,
+    .decision = run->cur_tool != NULL && run->decision.reason != NULL ? ow_verdict_to_string (run->decision.verdict) : NULL,
   };
 
   if (agent->audit != NULL && !ow_audit_log_append (agent->audit, &e, &error))
@@ -853,6 +921,12 @@ complete_call (GTask *task, OwToolStatus status, const char *result_text, const 
   g_autoptr(GError) error = NULL;
   JsonObject *msg, *data;
 
+  /* A key OpenWorker holds (a saved model key, a connector token) never
+   * reaches the model, the session's messages or a spill file, even when a
+   * tool prints it. Only registered values go: a person's file that merely
+   * looks like a token must reach the model intact. */
+  g_autofree char *safe_text = ow_redact_registered (result_text);
+  result_text = safe_text;
   bounded = ow_tool_result_bound (result_text, agent->result_max, agent->spill_dir, call->id, &spilled, &error);
   if (bounded == NULL)
     {
@@ -911,10 +985,41 @@ complete_error (GTask *task, OwToolStatus status, const char *message, const cha
   complete_call (task, status, r->text, message);
 }
 
+/* After a shell command: where the shell is now, and what it downloaded
+ * (so running that file later is a safety check). */
+static void
+note_shell_effects (Run *run, const char *result_text)
+{
+  OwAgent *agent = run->agent;
+  g_autoptr(JsonObject) result = ow_json_object_from_string (result_text, -1, NULL);
+  const char *cwd = result != NULL ? ow_json_get_string (result, "cwd") : NULL;
+  const char *command = ow_json_get_string (run->cur_args, "command");
+
+  if (command != NULL)
+    {
+      OwSafetyContext ctx;
+      g_autoptr(GPtrArray) holder = NULL;
+      g_auto(GStrv) downloads = NULL;
+
+      holder = g_ptr_array_new_with_free_func (g_free);
+      ctx = (OwSafetyContext) { .cwd = agent->shell_cwd != NULL ? agent->shell_cwd : ow_session_get_workspace (agent->session),
+                                .home = g_get_home_dir () };
+      downloads = ow_safety_downloads_of (&ctx, command);
+      for (guint i = 0; downloads != NULL && downloads[i] != NULL; i++)
+        g_ptr_array_add (agent->downloaded, g_strdup (downloads[i]));
+    }
+  if (cwd != NULL && g_path_is_absolute (cwd))
+    {
+      g_free (agent->shell_cwd);
+      agent->shell_cwd = g_strdup (cwd);
+    }
+}
+
 static void
 on_tool_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
+  Run *run = run_of (task);
   g_autoptr(GError) error = NULL;
   g_autoptr(OwToolResult) r = ow_tool_execute_finish (OW_TOOL (source), result, &error);
 
@@ -923,7 +1028,11 @@ on_tool_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   else if (r == NULL)
     complete_error (task, OW_TOOL_STATUS_ERROR, error->message, NULL);
   else
-    complete_call (task, r->status, r->text, NULL);
+    {
+      if (g_str_equal (current_call (run)->name, "run_shell"))
+        note_shell_effects (run, r->text);
+      complete_call (task, r->status, r->text, NULL);
+    }
   g_object_unref (task);
 }
 
@@ -956,58 +1065,119 @@ execute_current (GTask *task)
 }
 
 static void
+refuse (GTask *task, const char *provenance, const char *reason, OwToolStatus status)
+{
+  Run *run = run_of (task);
+
+  g_clear_pointer (&run->cur_provenance, g_free);
+  run->cur_provenance = g_strdup (provenance);
+  complete_error (task, status, "tool call not executed", reason);
+}
+
+/* Tells every surface the ask is answered, so its card closes everywhere. */
+static void
+emit_resolved (Run *run, OwToolCall *call, const char *kind, const char *decision, gboolean by_rule)
+{
+  JsonObject *data = json_object_new ();
+
+  json_object_set_string_member (data, "call_id", call->id);
+  json_object_set_string_member (data, "name", call->name);
+  json_object_set_string_member (data, "kind", kind);
+  json_object_set_string_member (data, "decision", decision);
+  json_object_set_boolean_member (data, "by_rule", by_rule);
+  emit (run, "approval_resolved", data);
+}
+
+static void
 on_approval_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
   Run *run = run_of (task);
+  OwAgent *agent = run->agent;
   OwToolCall *call = current_call (run);
   g_autoptr(GError) error = NULL;
   g_autoptr(OwApprovalReply) reply = ow_attendant_request_approval_finish (OW_ATTENDANT (source), result, &error);
+  gboolean safety = run->decision.safety_checks != 0;
   const char *approval;
+  g_autofree char *provenance = NULL;
 
   if (reply == NULL || g_cancellable_is_cancelled (run->cancellable))
     {
-      const char *why = g_cancellable_is_cancelled (run->cancellable) ? "interrupted by user"
-                                                                       : error != NULL ? error->message : "no answer";
+      gboolean stopped = g_cancellable_is_cancelled (run->cancellable);
+      const char *why = stopped ? "interrupted by user" : error != NULL ? error->message : "no answer";
+      emit_resolved (run, call, "approval", stopped ? "interrupted" : "deny", TRUE);
       audit (run, call, "approval_resolved", "denied", "deny", "denied", why, NULL);
-      g_clear_pointer (&run->cur_provenance, g_free);
-      run->cur_provenance = g_strdup ("denied");
-      complete_error (task,
-                      g_cancellable_is_cancelled (run->cancellable) ? OW_TOOL_STATUS_INTERRUPTED : OW_TOOL_STATUS_DENIED,
-                      "tool call not executed", why);
+      refuse (task, "denied", why, stopped ? OW_TOOL_STATUS_INTERRUPTED : OW_TOOL_STATUS_DENIED);
       g_object_unref (task);
       return;
     }
 
   approval = ow_approval_answer_to_string (reply->answer);
-  if (reply->answer == OW_APPROVAL_SESSION && g_str_equal (call->name, "run_shell"))
-    approval = "always_command";
-  g_clear_pointer (&run->cur_provenance, g_free);
+  emit_resolved (run, call, "approval", approval, reply->by_rule);
   if (reply->answer == OW_APPROVAL_DENY)
     {
-      g_autofree char *reason = g_strdup_printf ("%s%s%s", reply->by_rule ? "refused: " : "denied by the person",
-                                                 reply->note != NULL ? (reply->by_rule ? "" : ": ") : "",
-                                                 reply->note != NULL ? reply->note : "");
-      run->cur_provenance = g_strdup (reply->by_rule ? "refused by rule" : "denied");
-      audit (run, call, "approval_resolved", "denied", approval, run->cur_provenance, reason, NULL);
-      complete_error (task, OW_TOOL_STATUS_DENIED, "tool call not executed", reason);
+      g_autofree char *reason = NULL;
+      if (reply->by_rule)
+        reason = g_strdup_printf ("refused: %s", reply->note != NULL ? reply->note : "no one could approve it");
+      else
+        reason = g_strdup_printf ("denied by the person%s%s", reply->note != NULL ? ": " : "",
+                                  reply->note != NULL ? reply->note : "");
+      provenance = g_strdup (reply->by_rule ? "refused unattended" : "denied by person");
+      audit (run, call, "approval_resolved", "denied", approval, provenance, reason, NULL);
+      refuse (task, provenance, reason, OW_TOOL_STATUS_DENIED);
       g_object_unref (task);
       return;
     }
+
+  /* A safety check is asked every time: the answer covers this call only. */
+  if (safety && reply->answer != OW_APPROVAL_ONCE)
+    reply->answer = OW_APPROVAL_ONCE;
+  if (reply->answer == OW_APPROVAL_ALWAYS && run->decision.suggested_rule != NULL)
+    {
+      g_autoptr(GError) rule_error = NULL;
+      gint64 id = ow_policy_add_standing_rule (agent->policy, run->decision.suggested_rule, "allow", "person",
+                                               ow_session_get_id (agent->session), &rule_error);
+      if (id > 0)
+        {
+          JsonObject *data = json_object_new ();
+          provenance = g_strdup_printf ("user-approved always (standing rule #%" G_GINT64_FORMAT " \"%s\")", id,
+                                        run->decision.suggested_rule);
+          json_object_set_int_member (data, "id", id);
+          json_object_set_string_member (data, "rule", run->decision.suggested_rule);
+          json_object_set_string_member (data, "decision", "allow");
+          emit (run, "standing_rule_created", data);
+          audit (run, call, "standing_rule_minted", "granted", approval, provenance, run->decision.suggested_rule, NULL);
+        }
+      else
+        {
+          g_message ("Could not save the standing rule: %s", rule_error->message);
+          reply->answer = OW_APPROVAL_SESSION;
+        }
+    }
+  else if (reply->answer == OW_APPROVAL_ALWAYS)
+    reply->answer = OW_APPROVAL_SESSION;
+
   if (reply->answer == OW_APPROVAL_SESSION)
     {
       g_autoptr(GError) grant_error = NULL;
       gboolean ok;
       if (g_str_equal (call->name, "run_shell"))
-        ok = ow_session_add_command_grant (run->agent->session,
-                                           json_object_get_string_member_with_default (run->cur_args, "command", ""),
-                                           &grant_error);
+        {
+          approval = "always_command";
+          ok = ow_session_add_command_grant (agent->session, ow_json_get_string (run->cur_args, "command"),
+                                             &grant_error);
+        }
       else
-        ok = ow_session_add_tool_grant (run->agent->session, call->name, &grant_error);
+        ok = ow_session_add_tool_grant (agent->session, call->name, &grant_error);
       if (!ok)
         g_message ("Could not save the session grant: %s", grant_error->message);
+      provenance = g_strdup ("user-approved for session");
     }
-  run->cur_provenance = g_strdup (reply->answer == OW_APPROVAL_SESSION ? "user-approved for session" : "user-approved");
+  else if (provenance == NULL)
+    provenance = g_strdup ("user-approved once");
+
+  g_clear_pointer (&run->cur_provenance, g_free);
+  run->cur_provenance = g_steal_pointer (&provenance);
   audit (run, call, "approval_resolved", "approved", approval, run->cur_provenance, NULL, NULL);
   execute_current (task);
   g_object_unref (task);
@@ -1027,6 +1197,9 @@ on_interaction_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   else
     answer = ow_attendant_ask_finish (OW_ATTENDANT (source), result, &error);
 
+  emit_resolved (run, current_call (run), is_dir ? "directory" : "question",
+                 answer == NULL || g_cancellable_is_cancelled (run->cancellable) ? "interrupted" : "answered",
+                 answer != NULL && json_object_get_boolean_member_with_default (answer, "answered_by_rule", FALSE));
   if (answer == NULL || g_cancellable_is_cancelled (run->cancellable))
     {
       complete_error (task, g_cancellable_is_cancelled (run->cancellable) ? OW_TOOL_STATUS_INTERRUPTED : OW_TOOL_STATUS_ERROR,
@@ -1061,6 +1234,440 @@ on_interaction_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   g_object_unref (task);
 }
 
+/* Asks the attendant about the current call (the policy said ask, or the
+ * reviewer was unsure). */
+static void
+ask_person (GTask *task, const char *reviewer_reasoning)
+{
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  OwToolCall *call = current_call (run);
+  gboolean safety = run->decision.safety_checks != 0;
+  OwApprovalRequest req = {
+    .session_id = ow_session_get_id (agent->session),
+    .call_id = call->id,
+    .tool = call->name,
+    .arguments = run->cur_args,
+    .reason = run->decision.reason,
+    .risk = ow_risk_to_string (ow_tool_get_risk (run->cur_tool)),
+    .safety_check = safety,
+    .suggested_rule = safety ? NULL : run->decision.suggested_rule,
+    .reviewer_reasoning = reviewer_reasoning,
+  };
+  JsonObject *data = json_object_new ();
+
+  json_object_set_string_member (data, "name", call->name);
+  json_object_set_string_member (data, "call_id", call->id);
+  json_object_set_object_member (data, "arguments", json_object_ref (run->cur_args));
+  json_object_set_string_member (data, "reason", run->decision.reason);
+  json_object_set_string_member (data, "category", req.risk);
+  json_object_set_boolean_member (data, "safety_check", safety);
+  if (req.suggested_rule != NULL)
+    json_object_set_string_member (data, "standing_target", req.suggested_rule);
+  else
+    json_object_set_null_member (data, "standing_target");
+  if (reviewer_reasoning != NULL)
+    json_object_set_string_member (data, "reviewer_reasoning", reviewer_reasoning);
+  json_object_set_boolean_member (data, "readonly_ok", FALSE);
+  emit (run, "permission_required", data);
+  audit (run, call, "approval_requested", NULL, NULL, NULL, run->decision.reason, NULL);
+  ow_attendant_request_approval_async (agent->attendant, &req, run->cancellable, on_approval_cb, g_object_ref (task));
+}
+
+static void
+on_review_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  OwToolCall *call = current_call (run);
+  g_autoptr(OwReview) review = ow_reviewer_review_finish (OW_REVIEWER (source), result);
+  JsonObject *data = json_object_new ();
+
+  /* A verdict about a context that no longer holds is void. */
+  if (review->verdict != OW_REVIEW_UNCERTAIN
+      && (ow_policy_get_generation (agent->policy) != run->review_generation
+          || g_strcmp0 (ow_session_get_mode (agent->session), run->review_mode) != 0
+          || ow_session_get_roots (agent->session)->len != run->review_roots))
+    {
+      review->verdict = OW_REVIEW_UNCERTAIN;
+      g_free (review->reasoning);
+      review->reasoning = g_strdup ("the context changed while the reviewer was deciding; a person decides");
+    }
+
+  json_object_set_string_member (data, "call_id", call->id);
+  json_object_set_string_member (data, "verdict", ow_review_verdict_to_string (review->verdict));
+  json_object_set_string_member (data, "reasoning", review->reasoning);
+  emit (run, "review_finished", data);
+  audit (run, call, "reviewed", ow_review_verdict_to_string (review->verdict), NULL, "reviewer", review->reasoning, NULL);
+
+  if (ow_reviewer_is_paused (OW_REVIEWER (source)) && review->verdict == OW_REVIEW_DENY)
+    {
+      JsonObject *p = json_object_new ();
+      json_object_set_int_member (p, "denials", ow_reviewer_get_denials (OW_REVIEWER (source)));
+      emit (run, "reviewer_paused", p);
+    }
+
+  if (g_cancellable_is_cancelled (run->cancellable))
+    refuse (task, "denied", "interrupted by user", OW_TOOL_STATUS_INTERRUPTED);
+  else if (review->verdict == OW_REVIEW_ALLOW)
+    {
+      g_clear_pointer (&run->cur_provenance, g_free);
+      run->cur_provenance = g_strdup_printf ("auto-approved by reviewer: %s", review->reasoning);
+      audit (run, call, "auto_allowed", "allowed", NULL, run->cur_provenance, review->reasoning, NULL);
+      execute_current (task);
+    }
+  else if (review->verdict == OW_REVIEW_DENY)
+    {
+      g_autofree char *reason = g_strdup_printf ("denied by the reviewer: %s", review->reasoning);
+      g_autofree char *prov = g_strdup_printf ("denied by reviewer: %s", review->reasoning);
+      audit (run, call, "finished", "denied", NULL, prov, reason, NULL);
+      refuse (task, prov, reason, OW_TOOL_STATUS_DENIED);
+    }
+  else
+    ask_person (task, review->reasoning);
+  g_object_unref (task);
+}
+
+static void
+start_review (GTask *task)
+{
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  OwToolCall *call = current_call (run);
+  GPtrArray *roots = ow_session_get_roots (agent->session);
+  g_autoptr(GPtrArray) folders = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) rules = ow_policy_dup_rules_text (agent->policy);
+  OwReviewRequest req;
+
+  if (agent->reviewer == NULL)
+    {
+      g_free (run->decision.reason);
+      run->decision.reason = g_strdup ("no reviewer model is configured (reviewer_model), so a person decides");
+      ask_person (task, NULL);
+      return;
+    }
+  for (guint i = 0; i < roots->len; i++)
+    {
+      OwRoot *r = g_ptr_array_index (roots, i);
+      g_ptr_array_add (folders, g_strdup_printf ("%s (%s)", r->path, r->writable ? "read-write" : "read-only"));
+    }
+  g_ptr_array_add (folders, NULL);
+  req = (OwReviewRequest) {
+    .coworker = agent->role_title,
+    .role = agent->role_prompt,
+    .approval_guidance = agent->guidance,
+    .folders = (const char *const *) folders->pdata,
+    .mode = ow_session_get_mode (agent->session),
+    .user_rules = (const char *const *) rules,
+    .request = agent->request,
+    .tool = call->name,
+    .arguments = run->cur_args,
+    .risk = ow_risk_to_string (ow_tool_get_risk (run->cur_tool)),
+  };
+  run->review_generation = ow_policy_get_generation (agent->policy);
+  g_free (run->review_mode);
+  run->review_mode = g_strdup (ow_session_get_mode (agent->session));
+  run->review_roots = roots->len;
+  {
+    JsonObject *data = json_object_new ();
+    json_object_set_string_member (data, "call_id", call->id);
+    json_object_set_string_member (data, "name", call->name);
+    emit (run, "review_started", data);
+  }
+  ow_reviewer_review_async (agent->reviewer, &req, run->cancellable, on_review_cb, g_object_ref (task));
+}
+
+static void
+decide_current (GTask *task)
+{
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  OwToolCall *call = current_call (run);
+  GPtrArray *roots = ow_session_get_roots (agent->session);
+  g_autofree const char **root_paths = g_new0 (const char *, roots->len + 1);
+  g_autofree gboolean *root_writable = g_new0 (gboolean, roots->len + 1);
+  OwSafetyContext safety;
+  OwPolicyCall pc;
+
+  for (guint i = 0; i < roots->len; i++)
+    {
+      OwRoot *r = g_ptr_array_index (roots, i);
+      root_paths[i] = r->path;
+      root_writable[i] = r->writable;
+    }
+  g_ptr_array_add (agent->downloaded, NULL);
+  safety = (OwSafetyContext) {
+    .roots = root_paths,
+    .roots_writable = root_writable,
+    .n_roots = roots->len,
+    .cwd = agent->shell_cwd != NULL ? agent->shell_cwd : ow_session_get_workspace (agent->session),
+    .home = g_get_home_dir (),
+    .agent_dirs = (const char *const *) agent->agent_dirs,
+    .downloaded = (const char *const *) agent->downloaded->pdata,
+  };
+  pc = (OwPolicyCall) {
+    .mode = ow_session_get_mode (agent->session),
+    .tool = call->name,
+    .risk = ow_tool_get_risk (run->cur_tool),
+    .args = run->cur_args,
+    .workspace = ow_session_get_workspace (agent->session),
+    .tool_granted = ow_session_has_tool_grant (agent->session, call->name),
+    .command_granted = g_str_equal (call->name, "run_shell")
+                       && ow_session_has_command_grant (agent->session, ow_json_get_string (run->cur_args, "command") != NULL
+                                                                        ? ow_json_get_string (run->cur_args, "command") : ""),
+    .safety = &safety,
+  };
+  ow_decision_clear (&run->decision);
+  ow_policy_decide (agent->policy, &pc, &run->decision);
+  g_ptr_array_set_size (agent->downloaded, agent->downloaded->len - 1);
+
+  switch (run->decision.verdict)
+    {
+    case OW_VERDICT_ALLOW:
+      g_clear_pointer (&run->cur_provenance, g_free);
+      run->cur_provenance = g_strdup (run->decision.provenance);
+      if (run->decision.cleared_by_mode)
+        {
+          JsonObject *data = json_object_new ();
+          JsonArray *reasons = json_array_new ();
+          for (guint i = 0; i < run->decision.safety_reasons->len; i++)
+            json_array_add_string_element (reasons, g_ptr_array_index (run->decision.safety_reasons, i));
+          json_object_set_string_member (data, "name", call->name);
+          json_object_set_string_member (data, "call_id", call->id);
+          json_object_set_object_member (data, "arguments", json_object_ref (run->cur_args));
+          json_object_set_array_member (data, "checks", reasons);
+          emit (run, "safety_check_cleared", data);
+        }
+      audit (run, call, "auto_allowed", "allowed", NULL, run->decision.provenance, run->decision.reason, NULL);
+      execute_current (task);
+      break;
+    case OW_VERDICT_DENY:
+      audit (run, call, "finished", "denied", NULL, run->decision.provenance, run->decision.reason, NULL);
+      refuse (task, run->decision.provenance, run->decision.reason, OW_TOOL_STATUS_DENIED);
+      break;
+    case OW_VERDICT_REVIEW:
+      start_review (task);
+      break;
+    case OW_VERDICT_ASK:
+    default:
+      ask_person (task, NULL);
+      break;
+    }
+}
+
+/* ---- Site cards ----------------------------------------------------------- */
+
+/* "host:port" of a URL, or NULL when it has no usable host. */
+static char *
+site_of_url (const char *url)
+{
+  g_autoptr(GUri) uri = url != NULL ? g_uri_parse (url, G_URI_FLAGS_NONE, NULL) : NULL;
+  g_autofree char *host = NULL;
+  guint16 port = 0;
+  int uri_port;
+
+  if (uri == NULL || g_uri_get_host (uri) == NULL)
+    return NULL;
+  if (!ow_site_parse (g_uri_get_host (uri), FALSE, &host, &port, NULL))
+    return NULL;
+  uri_port = g_uri_get_port (uri);
+  if (uri_port > 0)
+    port = (guint16) uri_port;
+  else
+    port = g_ascii_strcasecmp (g_uri_get_scheme (uri), "http") == 0 ? 80 : 443;
+  return ow_site_format (host, port);
+}
+
+/* Whether the session may reach @site ("host:port") now, without asking. */
+static gboolean
+site_allowed (OwAgent *agent, const char *site)
+{
+  g_autofree char *host = NULL;
+  guint16 port = 0;
+
+  if (!ow_site_parse (site, TRUE, &host, &port, NULL))
+    return FALSE;
+  return ow_site_list_check (agent->sites, ow_session_get_id (agent->session), host, port, FALSE) != OW_SITE_DENIED;
+}
+
+static void
+on_site_answer_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  OwToolCall *call = current_call (run);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwApprovalReply) reply = ow_attendant_request_approval_finish (OW_ATTENDANT (source), result, &error);
+  gboolean is_request = ow_tool_get_kind (run->cur_tool) == OW_TOOL_KIND_REQUEST_SITE;
+  const char *site = run->site;
+  const char *scope = NULL;
+  g_autoptr(GError) grant_error = NULL;
+  gboolean granted = FALSE;
+  JsonObject *data;
+
+  if (reply != NULL && !g_cancellable_is_cancelled (run->cancellable) && reply->answer != OW_APPROVAL_DENY)
+    {
+      OwSiteGrant grant = reply->answer == OW_APPROVAL_ALWAYS ? OW_SITE_GRANT_ALWAYS
+                          : reply->answer == OW_APPROVAL_SESSION ? OW_SITE_GRANT_SESSION
+                          : OW_SITE_GRANT_ONCE;
+      /* A command's site is asked for the session: "once" has no meaning
+       * for a sandbox that keeps running. */
+      if (is_request && grant == OW_SITE_GRANT_ONCE)
+        grant = OW_SITE_GRANT_SESSION;
+      granted = ow_site_list_grant (agent->sites, ow_session_get_id (agent->session), site, grant, &grant_error);
+      if (granted && grant == OW_SITE_GRANT_ALWAYS && agent->guard != NULL)
+        {
+          g_autofree char *host = NULL;
+          guint16 port = 0;
+          /* "Always" wrote this exact host:port into sandbox_network_hosts,
+           * the one place that may lift the private-address guard; it
+           * applies at once, as it will in every later session. */
+          if (ow_site_parse (site, TRUE, &host, &port, NULL)
+              && (ow_site_host_is_ip (host) || g_str_equal (host, "localhost")))
+            ow_address_guard_add_exception (agent->guard, site, NULL);
+        }
+      scope = grant == OW_SITE_GRANT_ALWAYS ? "always" : grant == OW_SITE_GRANT_SESSION ? "session" : "once";
+    }
+
+  emit_resolved (run, call, "site", granted ? scope : "deny", reply == NULL || reply->by_rule);
+  data = json_object_new ();
+  json_object_set_string_member (data, "call_id", call->id);
+  json_object_set_string_member (data, "site", site);
+  json_object_set_boolean_member (data, "granted", granted);
+  if (scope != NULL && granted)
+    json_object_set_string_member (data, "scope", scope);
+  emit (run, "site_resolved", data);
+
+  if (!granted)
+    {
+      const char *why = g_cancellable_is_cancelled (run->cancellable) ? "interrupted by user"
+                        : grant_error != NULL ? grant_error->message
+                        : reply != NULL && reply->note != NULL ? reply->note
+                        : error != NULL ? error->message : "the person declined";
+      g_autofree char *reason = g_strdup_printf ("%s was not allowed: %s", site, why);
+      audit (run, call, "approval_resolved", "denied", "deny", "site denied", reason, NULL);
+      if (is_request)
+        {
+          g_autoptr(JsonObject) answer = json_object_new ();
+          g_autofree char *text = NULL;
+          json_object_set_boolean_member (answer, "granted", FALSE);
+          json_object_set_string_member (answer, "site", site);
+          json_object_set_string_member (answer, "reason", reason);
+          text = ow_json_object_to_string (answer);
+          g_clear_pointer (&run->cur_provenance, g_free);
+          run->cur_provenance = g_strdup ("site denied");
+          complete_call (task, OW_TOOL_STATUS_DENIED, text, NULL);
+        }
+      else
+        refuse (task, "site denied", reason,
+                g_cancellable_is_cancelled (run->cancellable) ? OW_TOOL_STATUS_INTERRUPTED : OW_TOOL_STATUS_DENIED);
+      g_object_unref (task);
+      return;
+    }
+
+  {
+    g_autofree char *provenance = g_strdup_printf ("site allowed by the person (%s)", scope);
+    audit (run, call, "approval_resolved", "approved", scope, provenance, site, NULL);
+    if (is_request)
+      {
+        g_autoptr(JsonObject) answer = json_object_new ();
+        g_autofree char *text = NULL;
+        json_object_set_boolean_member (answer, "granted", TRUE);
+        json_object_set_string_member (answer, "site", site);
+        json_object_set_string_member (answer, "scope", scope);
+        json_object_set_string_member (answer, "note", "The sandbox lets it through now; no restart is needed.");
+        text = ow_json_object_to_string (answer);
+        g_clear_pointer (&run->cur_provenance, g_free);
+        run->cur_provenance = g_strdup (provenance);
+        complete_call (task, OW_TOOL_STATUS_OK, text, NULL);
+      }
+    else
+      decide_current (task);
+  }
+  g_object_unref (task);
+}
+
+/* Shows a site card for the current call: web_fetch to a site not on the
+ * list, or request_network_access. */
+static void
+ask_site (GTask *task, const char *site, const char *reason)
+{
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  OwToolCall *call = current_call (run);
+  OwApprovalRequest req = {
+    .session_id = ow_session_get_id (agent->session),
+    .call_id = call->id,
+    .tool = call->name,
+    .arguments = run->cur_args,
+    .reason = reason,
+    .risk = "network",
+    .site = site,
+  };
+  JsonObject *data = json_object_new ();
+
+  g_free (run->site);
+  run->site = g_strdup (site);
+  req.site = run->site;
+  json_object_set_string_member (data, "name", call->name);
+  json_object_set_string_member (data, "call_id", call->id);
+  json_object_set_string_member (data, "site", site);
+  json_object_set_string_member (data, "reason", reason);
+  emit (run, "site_requested", data);
+  audit (run, call, "approval_requested", NULL, NULL, NULL, reason, NULL);
+  ow_attendant_request_approval_async (agent->attendant, &req, run->cancellable, on_site_answer_cb,
+                                       g_object_ref (task));
+}
+
+/* request_network_access: answered from the list when already allowed,
+ * refused when nobody may be asked, else a site card. */
+static void
+request_site (GTask *task)
+{
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  const char *asked = ow_json_get_string (run->cur_args, "host");
+  const char *why = ow_json_get_string (run->cur_args, "reason");
+  g_autofree char *host = NULL, *site = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answer = json_object_new ();
+  g_autofree char *text = NULL;
+  guint16 port = 0;
+
+  if (asked == NULL || !ow_site_parse (asked, FALSE, &host, &port, &error))
+    {
+      complete_error (task, OW_TOOL_STATUS_ERROR, error != NULL ? error->message : "host is required", NULL);
+      return;
+    }
+  site = ow_site_format (host, port != 0 ? port : 443);
+  if (site_allowed (agent, site))
+    {
+      json_object_set_boolean_member (answer, "granted", TRUE);
+      json_object_set_string_member (answer, "site", site);
+      json_object_set_string_member (answer, "note", "It is already on the list; if a command still fails, the "
+                                     "problem is elsewhere.");
+      text = ow_json_object_to_string (answer);
+      complete_call (task, OW_TOOL_STATUS_OK, text, NULL);
+      return;
+    }
+  if (g_str_equal (ow_session_get_mode (agent->session), "dangerously-bypass-approvals"))
+    {
+      json_object_set_boolean_member (answer, "granted", FALSE);
+      json_object_set_string_member (answer, "site", site);
+      json_object_set_string_member (answer, "reason", "With full access nobody is asked, so sites cannot be "
+                                     "requested; the person adds them to sandbox_network_hosts themselves.");
+      text = ow_json_object_to_string (answer);
+      complete_call (task, OW_TOOL_STATUS_DENIED, text, NULL);
+      return;
+    }
+  {
+    g_autofree char *reason = g_strdup_printf ("the coworker asks for %s: %s", site, why != NULL ? why : "no reason given");
+    ask_site (task, site, reason);
+  }
+}
+
 static void
 next_call (GTask *task)
 {
@@ -1069,8 +1676,6 @@ next_call (GTask *task)
   OwToolCall *call;
   JsonObject *data;
   g_autofree char *problem = NULL;
-  OwDecision decision;
-  OwPolicyCall pc;
 
   if (run->call_index >= run->calls->len)
     {
@@ -1085,6 +1690,7 @@ next_call (GTask *task)
     }
 
   call = current_call (run);
+  ow_decision_clear (&run->decision);
   run->cur_args = ow_tool_args_parse (call->arguments, -1, &problem);
 
   data = json_object_new ();
@@ -1122,6 +1728,27 @@ next_call (GTask *task)
       return;
     }
 
+  if (ow_tool_get_kind (run->cur_tool) == OW_TOOL_KIND_REQUEST_SITE)
+    {
+      if (agent->sites == NULL)
+        complete_error (task, OW_TOOL_STATUS_ERROR, "this session has no sandbox allow list, so there is nothing to ask for",
+                        NULL);
+      else
+        request_site (task);
+      return;
+    }
+  if (agent->sites != NULL && g_str_equal (call->name, "web_fetch")
+      && !g_str_equal (ow_session_get_mode (agent->session), "dangerously-bypass-approvals"))
+    {
+      g_autofree char *site = site_of_url (ow_json_get_string (run->cur_args, "url"));
+      if (site != NULL && !site_allowed (agent, site))
+        {
+          g_autofree char *reason = g_strdup_printf ("web_fetch of %s", ow_json_get_string (run->cur_args, "url"));
+          ask_site (task, site, reason);
+          return;
+        }
+    }
+
   if (ow_tool_get_kind (run->cur_tool) != OW_TOOL_KIND_EXECUTE)
     {
       gboolean is_dir = ow_tool_get_kind (run->cur_tool) == OW_TOOL_KIND_REQUEST_DIRECTORY;
@@ -1138,63 +1765,15 @@ next_call (GTask *task)
       emit (run, is_dir ? "directory_requested" : "question_requested", data);
       audit (run, call, is_dir ? "directory_requested" : "question_requested", NULL, NULL, NULL, NULL, NULL);
       if (is_dir)
-        ow_attendant_request_directory_async (agent->attendant, ow_session_get_id (agent->session), run->cur_args,
-                                              run->cancellable, on_interaction_cb, g_object_ref (task));
+        ow_attendant_request_directory_async (agent->attendant, ow_session_get_id (agent->session), call->id,
+                                              run->cur_args, run->cancellable, on_interaction_cb, g_object_ref (task));
       else
-        ow_attendant_ask_async (agent->attendant, ow_session_get_id (agent->session), run->cur_args,
+        ow_attendant_ask_async (agent->attendant, ow_session_get_id (agent->session), call->id, run->cur_args,
                                 run->cancellable, on_interaction_cb, g_object_ref (task));
       return;
     }
 
-  pc.mode = ow_session_get_mode (agent->session);
-  pc.tool = call->name;
-  pc.risk = ow_tool_get_risk (run->cur_tool);
-  pc.args = run->cur_args;
-  pc.tool_granted = ow_session_has_tool_grant (agent->session, call->name);
-  pc.command_granted = g_str_equal (call->name, "run_shell")
-                       && ow_session_has_command_grant (agent->session,
-                                                        json_object_get_string_member_with_default (run->cur_args, "command", ""));
-  ow_policy_decide (agent->policy, &pc, &decision);
-
-  switch (decision.verdict)
-    {
-    case OW_VERDICT_ALLOW:
-      run->cur_provenance = g_strdup (decision.provenance);
-      audit (run, call, "auto_allowed", "allowed", NULL, decision.provenance, decision.reason, NULL);
-      execute_current (task);
-      break;
-    case OW_VERDICT_DENY:
-      run->cur_provenance = g_strdup ("denied by policy");
-      audit (run, call, "finished", "denied", NULL, run->cur_provenance, decision.reason, NULL);
-      complete_error (task, OW_TOOL_STATUS_DENIED, "tool call not executed", decision.reason);
-      break;
-    case OW_VERDICT_ASK:
-    default:
-      {
-        OwApprovalRequest req = {
-          .session_id = ow_session_get_id (agent->session),
-          .call_id = call->id,
-          .tool = call->name,
-          .arguments = run->cur_args,
-          .reason = decision.reason,
-          .risk = ow_risk_to_string (pc.risk),
-        };
-        data = json_object_new ();
-        json_object_set_string_member (data, "name", call->name);
-        json_object_set_string_member (data, "call_id", call->id);
-        json_object_set_object_member (data, "arguments", json_object_ref (run->cur_args));
-        json_object_set_string_member (data, "reason", decision.reason);
-        json_object_set_string_member (data, "category", ow_risk_to_string (pc.risk));
-        json_object_set_null_member (data, "standing_target");
-        json_object_set_boolean_member (data, "readonly_ok", FALSE);
-        emit (run, "permission_required", data);
-        audit (run, call, "approval_requested", NULL, NULL, NULL, decision.reason, NULL);
-        ow_attendant_request_approval_async (agent->attendant, &req, run->cancellable, on_approval_cb,
-                                             g_object_ref (task));
-      }
-      break;
-    }
-  ow_decision_clear (&decision);
+  decide_current (task);
 }
 
 /* ---- Entry -------------------------------------------------------------- */
@@ -1205,6 +1784,19 @@ ow_agent_run_async (OwAgent            *self,
                     GCancellable       *cancellable,
                     GAsyncReadyCallback callback,
                     gpointer            user_data)
+{
+  g_autoptr(JsonObject) user = ow_message_json_user (input);
+
+  ow_agent_run_message_async (self, user, input, cancellable, callback, user_data);
+}
+
+void
+ow_agent_run_message_async (OwAgent            *self,
+                            JsonObject         *user,
+                            const char         *request,
+                            GCancellable       *cancellable,
+                            GAsyncReadyCallback callback,
+                            gpointer            user_data)
 {
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   Run *run = g_new0 (Run, 1);
@@ -1241,18 +1833,18 @@ ow_agent_run_async (OwAgent            *self,
           return;
         }
     }
-  {
-    JsonObject *user = ow_message_json_user (input);
-    gboolean ok = append (task, user);
-    json_object_unref (user);
-    if (!ok)
-      {
-        g_object_unref (task);
-        return;
-      }
-  }
+  if (user != NULL && !append (task, user))
+    {
+      g_object_unref (task);
+      return;
+    }
+  if (request != NULL)
+    {
+      g_free (self->request);
+      self->request = g_strdup (request);
+    }
   data = json_object_new ();
-  json_object_set_string_member (data, "input", input);
+  json_object_set_string_member (data, "input", user != NULL && request != NULL ? request : "");
   emit (run, "turn_start", data);
   iterate (task);
   g_object_unref (task);

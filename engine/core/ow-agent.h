@@ -21,8 +21,10 @@
 #include <gio/gio.h>
 
 #include "core/ow-session.h"
+#include "net/ow-address-guard.h"
 #include "policy/ow-attendant.h"
 #include "policy/ow-policy.h"
+#include "policy/ow-reviewer.h"
 #include "providers/ow-provider.h"
 #include "store/ow-audit-log.h"
 #include "tools/ow-executor.h"
@@ -102,11 +104,35 @@ gboolean      ow_agent_set_tool_result_limit (OwAgent *self, gsize max_bytes, co
 /* The waits between retries of a transient failure, in seconds; the number
  * of entries is the number of retries. */
 void          ow_agent_set_retry_delays      (OwAgent *self, const double *delays, guint n_delays);
+/* auto-approve: the reviewer and what it is told about the coworker. */
+void          ow_agent_set_reviewer          (OwAgent *self, OwReviewer *reviewer, const char *role_title,
+                                              const char *role_prompt, const char *guidance);
+OwReviewer   *ow_agent_get_reviewer          (OwAgent *self);
+/* OpenWorker's own folders (config, state, runtime): touching them is a
+ * safety check. */
+void          ow_agent_set_agent_dirs        (OwAgent *self, const char *const *dirs);
+/* The sandbox's allow list: web_fetch to a site not on it shows a site
+ * card first, and request_network_access asks for one. NULL = no list.
+ * An "always" grant of an exact address the guard would refuse (loopback,
+ * private) is written to sandbox_network_hosts, which makes it an
+ * exception; it is added to @guard at once. Once and session grants never
+ * lift the guard. */
+void          ow_agent_set_sites             (OwAgent *self, OwSiteList *sites, OwAddressGuard *guard);
 /* The default schedule: 2, 5, 10, 30, 60, 120, 240, 300, 300. */
 const double *ow_agent_default_retry_delays  (guint *n_delays);
 
 void          ow_agent_run_async             (OwAgent            *self,
                                               const char         *input,
+                                              GCancellable       *cancellable,
+                                              GAsyncReadyCallback callback,
+                                              gpointer            user_data);
+/* The same with a whole user message (content parts: text, images, PDFs)
+ * as built by ow_message_json_user_parts(); @request is its text for the
+ * reviewer and the turn_start event. @user NULL continues the history as
+ * it is (a retry after a failed or interrupted turn). */
+void          ow_agent_run_message_async     (OwAgent            *self,
+                                              JsonObject         *user,
+                                              const char         *request,
                                               GCancellable       *cancellable,
                                               GAsyncReadyCallback callback,
                                               gpointer            user_data);

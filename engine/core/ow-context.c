@@ -3,6 +3,9 @@
 
 #include "core/ow-context.h"
 
+#include "ow-error.h"
+#include "ow-json.h"
+
 struct _OwContext
 {
   GObject       parent_instance;
@@ -13,6 +16,7 @@ struct _OwContext
   OwStore      *store;     /* openworker.db (owned) */
   OwAuditLog   *audit;     /* audit.db (owned) */
   OwHttpClient *http;      /* owned */
+  OwSecretStore *secrets;  /* saved keys (owned reference); NULL = none */
 };
 
 G_DEFINE_FINAL_TYPE (OwContext, ow_context, G_TYPE_OBJECT)
@@ -23,6 +27,7 @@ ow_context_finalize (GObject *object)
   OwContext *self = OW_CONTEXT (object);
 
   g_clear_object (&self->http);
+  g_clear_object (&self->secrets);
   g_clear_pointer (&self->audit, ow_audit_log_free);
   g_clear_pointer (&self->store, ow_store_free);
   g_clear_pointer (&self->config, ow_config_unref);
@@ -50,6 +55,9 @@ ow_context_new (const OwContextOptions *options, GError **error)
 
   self->paths = ow_paths_copy (options->paths);
   self->isolated = options->isolated;
+  /* An isolated run reads nothing from the machine, its keyring included. */
+  if (options->secrets != NULL && !options->isolated)
+    self->secrets = g_object_ref (options->secrets);
 
   if (options->isolated)
     self->config = ow_config_new_empty ();
@@ -114,6 +122,34 @@ ow_context_is_isolated (OwContext *self)
   return self->isolated;
 }
 
+OwSecretStore *
+ow_context_get_secrets (OwContext *self)
+{
+  return self->secrets;
+}
+
+static gboolean
+env_set (const char *name)
+{
+  const char *value = name != NULL ? g_getenv (name) : NULL;
+
+  return value != NULL && *value != '\0';
+}
+
+const char *
+ow_context_provider_key_env (OwContext *self, const OwProviderEntry *entry)
+{
+  JsonArray *alt;
+
+  if (env_set (entry->key_env))
+    return entry->key_env;
+  alt = ow_json_get_array (entry->quirks, "key_env_alt");
+  for (guint i = 0; alt != NULL && i < json_array_get_length (alt); i++)
+    if (env_set (json_array_get_string_element (alt, i)))
+      return json_array_get_string_element (alt, i);
+  return NULL;
+}
+
 const char *
 ow_context_default_model (OwContext *self)
 {
@@ -133,6 +169,8 @@ ow_context_create_provider (OwContext              *self,
 {
   const OwProviderEntry *entry = NULL;
   g_autofree char *bare = NULL;
+  g_autoptr(OwSecretText) stored_key = NULL;
+  g_autoptr(GError) local_error = NULL;
   OwProviderOverrides overrides = { 0 };
   OwProvider *provider;
 
@@ -144,9 +182,34 @@ ow_context_create_provider (OwContext              *self,
     overrides.base_url = ow_config_get_string (self->config, base_key);
     overrides.wire = ow_config_get_string (self->config, wire_key);
   }
-  provider = ow_provider_catalog_create (entry, &overrides, NULL, self->http, error);
+  /* The environment wins over the store: a key exported for one run (or by
+   * CI) must not be shadowed by an older saved one. Keyless local providers
+   * have no key variable and are never looked up. */
+  if (self->secrets != NULL && entry->key_env != NULL && ow_context_provider_key_env (self, entry) == NULL)
+    {
+      stored_key = ow_secret_store_lookup (self->secrets, OW_SECRET_KIND_PROVIDER, entry->id, NULL, &local_error);
+      if (local_error != NULL)
+        {
+          g_set_error (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_NO_KEY,
+                       "The %s key could not be read from the secret store: %s", entry->title,
+                       local_error->message);
+          return NULL;
+        }
+      overrides.api_key = stored_key;
+    }
+  provider = ow_provider_catalog_create (entry, &overrides, NULL, self->http, &local_error);
   if (provider == NULL)
-    return NULL;
+    {
+      /* Say how to save a key, now that there is somewhere to save it. */
+      if (self->secrets != NULL && g_error_matches (local_error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_NO_KEY))
+        g_set_error (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_NO_KEY,
+                     "No %s API key is configured. Set %s, save one with `openworker keys set %s`, or add it in "
+                     "Settings ▸ Models & Keys.", entry->title,
+                     entry->key_env != NULL ? entry->key_env : "its key variable", entry->id);
+      else
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      return NULL;
+    }
   if (bare_model != NULL)
     *bare_model = g_steal_pointer (&bare);
   if (entry_out != NULL)

@@ -1,8 +1,8 @@
 /* ow-context.h: the services every part of the engine is given.
  *
  * One OwContext per process (or per test): the folders, the settings, the
- * state database, the audit log and the HTTP client, plus the environment
- * keys are read from. Everything that touches the machine is injected
+ * state database, the audit log, the HTTP client and the secret store,
+ * plus the environment keys are read from. Everything that touches the machine is injected
  * here, which is what lets tests run the real code against a temporary
  * home and loopback servers.
  */
@@ -15,6 +15,7 @@
 #include "store/ow-audit-log.h"
 #include "store/ow-config.h"
 #include "store/ow-paths.h"
+#include "store/ow-secret-store.h"
 #include "store/ow-store.h"
 
 G_BEGIN_DECLS
@@ -26,6 +27,7 @@ typedef struct {
   const OwPaths *paths;        /* where things live (copied) */
   gboolean       isolated;     /* read nothing from the machine: no config.toml, no stored keys */
   const char    *project_dir;  /* a workspace whose .openworker/config.toml narrows the settings, or NULL */
+  OwSecretStore *secrets;      /* where saved keys are (a reference is taken); NULL = none. Never read when isolated */
 } OwContextOptions;
 
 /* Creates the folders, opens the databases and reads the settings. */
@@ -37,13 +39,26 @@ OwStore      *ow_context_get_store      (OwContext *self);
 OwAuditLog   *ow_context_get_audit      (OwContext *self);
 OwHttpClient *ow_context_get_http       (OwContext *self);
 gboolean      ow_context_is_isolated    (OwContext *self);
+/* The secret store, or NULL when there is none (always NULL when isolated). */
+OwSecretStore *ow_context_get_secrets   (OwContext *self);
 
 /* The model to use when none is named: OPENWORKER_MODEL, else config
  * `model`; NULL when neither is set. */
 const char   *ow_context_default_model  (OwContext *self);
 
+/* Which environment variable holds @entry's key in this process — its key
+ * variable, or an alternative the catalog lists (GOOGLE_API_KEY) — or NULL
+ * when none is set. */
+const char   *ow_context_provider_key_env (OwContext *self, const OwProviderEntry *entry);
+
 /* Builds the provider for a full model id, with the key and base URL this
- * machine has for it. @bare_model receives the model as the wire wants it. */
+ * machine has for it. The key: the provider's variable in the environment
+ * wins; otherwise the one saved in the secret store as
+ * (OW_SECRET_KIND_PROVIDER, entry id), unless the context is isolated.
+ * Reading the store blocks (D-Bus or disk): call this before the main loop
+ * runs, or from a worker thread. A store that fails (a locked keyring) fails
+ * the call with its reason. @bare_model receives the model as the wire
+ * wants it. */
 OwProvider   *ow_context_create_provider (OwContext              *self,
                                           const char             *model_id,
                                           char                  **bare_model,

@@ -3,6 +3,9 @@
 
 #include "core/ow-message.h"
 
+#include <gio/gio.h>
+#include <string.h>
+
 struct _OwMessage
 {
   GObject     parent_instance;
@@ -133,6 +136,140 @@ ow_message_json_user (const char *text)
 
   json_object_set_string_member (o, "role", "user");
   json_object_set_string_member (o, "content", text);
+  json_object_set_double_member (o, "ts", now_seconds ());
+  return o;
+}
+
+#define MAX_ATTACHMENTS   8
+#define MAX_TEXT_CHARS    200000
+#define MAX_IMAGE_CHARS   12000000
+#define MAX_PDF_CHARS     15000000
+#define MAX_NAME_CHARS    1024
+#define MAX_MIME_CHARS    255
+
+static gboolean
+attachment_problem (const char *name, const char *why, GError **error)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Attachment \"%s\": %s", name, why);
+  return FALSE;
+}
+
+static gboolean
+add_attachment (JsonArray *parts, JsonObject *att, GError **error)
+{
+  const char *kind = json_object_get_string_member_with_default (att, "kind", "");
+  const char *name = json_object_get_string_member_with_default (att, "name", "attachment");
+  const char *mime = json_object_get_string_member_with_default (att, "mime", "");
+  JsonObject *part = json_object_new ();
+
+  if (g_utf8_strlen (name, -1) > MAX_NAME_CHARS)
+    return json_object_unref (part), attachment_problem ("(name)", "the name is longer than 1,024 characters", error);
+  if (strlen (mime) > MAX_MIME_CHARS)
+    return json_object_unref (part), attachment_problem (name, "the type is longer than 255 characters", error);
+  if (g_str_equal (kind, "image") || g_str_equal (kind, "pdf"))
+    {
+      gboolean image = g_str_equal (kind, "image");
+      const char *url = json_object_get_string_member_with_default (att, "data_url", "");
+      const char *prefix = image ? "data:image/" : "data:application/pdf;base64,";
+
+      if (!g_str_has_prefix (url, prefix) || strstr (url, ";base64,") == NULL)
+        return json_object_unref (part),
+               attachment_problem (name, image ? "an image must be a data:image/…;base64, URL"
+                                               : "a PDF must be a data:application/pdf;base64, URL", error);
+      if (strlen (url) > (image ? MAX_IMAGE_CHARS : MAX_PDF_CHARS))
+        return json_object_unref (part),
+               attachment_problem (name, image ? "the image is larger than 12,000,000 characters"
+                                               : "the PDF is larger than 15,000,000 characters", error);
+      if (image)
+        {
+          JsonObject *iu = json_object_new ();
+          json_object_set_string_member (iu, "url", url);
+          json_object_set_string_member (part, "type", "image_url");
+          json_object_set_object_member (part, "image_url", iu);
+        }
+      else
+        {
+          JsonObject *file = json_object_new ();
+          json_object_set_string_member (file, "filename", name);
+          json_object_set_string_member (file, "file_data", url);
+          json_object_set_string_member (part, "type", "file");
+          json_object_set_object_member (part, "file", file);
+        }
+    }
+  else if (g_str_equal (kind, "text"))
+    {
+      const char *body = json_object_get_string_member_with_default (att, "text", "");
+      g_autofree char *text = NULL;
+
+      if (g_utf8_strlen (body, -1) > MAX_TEXT_CHARS)
+        return json_object_unref (part), attachment_problem (name, "the text is longer than 200,000 characters", error);
+      text = g_strdup_printf ("[Attached file: %s]\n%s", name, body);
+      json_object_set_string_member (part, "type", "text");
+      json_object_set_string_member (part, "text", text);
+    }
+  else
+    return json_object_unref (part), attachment_problem (name, "kind must be image, pdf or text", error);
+  json_array_add_object_element (parts, part);
+  return TRUE;
+}
+
+JsonObject *
+ow_message_json_user_parts (const char *text, JsonArray *attachments, GError **error)
+{
+  g_autoptr(JsonArray) parts = NULL;
+  guint n = attachments != NULL ? json_array_get_length (attachments) : 0;
+  JsonObject *o;
+
+  if (text == NULL)
+    text = "";
+  if (!g_utf8_validate (text, -1, NULL))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "The message is not valid UTF-8.");
+      return NULL;
+    }
+  if (g_utf8_strlen (text, -1) > MAX_TEXT_CHARS)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "The message is longer than 200,000 characters.");
+      return NULL;
+    }
+  if (n > MAX_ATTACHMENTS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "At most %d attachments fit in one message (this one has %u).", MAX_ATTACHMENTS, n);
+      return NULL;
+    }
+  if (n == 0)
+    {
+      if (*text == '\0')
+        {
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "The message is empty.");
+          return NULL;
+        }
+      return ow_message_json_user (text);
+    }
+  parts = json_array_new ();
+  if (*text != '\0')
+    {
+      JsonObject *t = json_object_new ();
+      json_object_set_string_member (t, "type", "text");
+      json_object_set_string_member (t, "text", text);
+      json_array_add_object_element (parts, t);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *node = json_array_get_element (attachments, i);
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "Attachment %u is not an object.", i + 1);
+          return NULL;
+        }
+      if (!add_attachment (parts, json_node_get_object (node), error))
+        return NULL;
+    }
+  o = json_object_new ();
+  json_object_set_string_member (o, "role", "user");
+  json_object_set_array_member (o, "content", g_steal_pointer (&parts));
   json_object_set_double_member (o, "ts", now_seconds ());
   return o;
 }

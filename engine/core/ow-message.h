@@ -24,6 +24,14 @@ char       *ow_message_dup_text  (OwMessage *self);
 
 /* Helpers to build canonical messages (timestamped now). */
 JsonObject *ow_message_json_user      (const char *text);
+/* A user message with attachments (@attachments: NULL or an array of
+ * {kind: image|pdf|text, name, mime, data_url | text}), as the original's
+ * limits allow: at most 8; text ≤ 200,000 characters; an image a
+ * data:image/…;base64, URL ≤ 12,000,000 characters; a PDF a
+ * data:application/pdf;base64, URL ≤ 15,000,000. Content becomes parts:
+ * the text first, then image_url / file / text parts. Fails with
+ * G_IO_ERROR_INVALID_ARGUMENT and a sentence naming the problem. */
+JsonObject *ow_message_json_user_parts (const char *text, JsonArray *attachments, GError **error);
 JsonObject *ow_message_json_tool      (const char *call_id, const char *content);
 JsonObject *ow_message_json_notice    (const char *kind, const char *text);
 /* Text of a content value (string or parts). */

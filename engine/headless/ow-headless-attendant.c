@@ -40,6 +40,8 @@ typedef struct {
   JsonObject *args;       /* the tool's arguments (owned) */
   char       *tool;
   char       *command;    /* run_shell: the command, for the session grant */
+  gboolean    once_only;  /* a safety check: only "yes once" may be given */
+  gboolean    can_always; /* a standing rule may be offered */
 } Ask;
 
 static void
@@ -147,8 +149,10 @@ on_line_cb (GObject *source, GAsyncResult *result, gpointer user_data)
         g_autofree char *lower = g_ascii_strdown (answer, -1);
         if (g_str_equal (lower, "y") || g_str_equal (lower, "yes"))
           reply->answer = OW_APPROVAL_ONCE;
-        else if (g_str_equal (lower, "s") || g_str_equal (lower, "session"))
+        else if (!ask->once_only && (g_str_equal (lower, "s") || g_str_equal (lower, "session")))
           reply->answer = OW_APPROVAL_SESSION;
+        else if (ask->can_always && (g_str_equal (lower, "a") || g_str_equal (lower, "always")))
+          reply->answer = OW_APPROVAL_ALWAYS;
         else if (g_str_equal (lower, "n") || g_str_equal (lower, "no"))
           reply->answer = OW_APPROVAL_DENY;
         else if (g_str_has_prefix (lower, "n ") || g_str_has_prefix (lower, "no "))
@@ -159,7 +163,9 @@ on_line_cb (GObject *source, GAsyncResult *result, gpointer user_data)
         else
           {
             g_free (reply);
-            tty_write (self, "  Please answer y, s or n (n followed by a reason to tell the coworker why): ");
+            tty_write (self, ask->once_only ? "  Please answer y or n (n followed by a reason to tell the coworker why): "
+                                            : ask->can_always ? "  Please answer y, s, a or n (n followed by a reason): "
+                                                              : "  Please answer y, s or n (n followed by a reason to tell the coworker why): ");
             read_answer (g_steal_pointer (&task));
             return;
           }
@@ -276,11 +282,33 @@ approval_async (OwAttendant *attendant, const OwApprovalRequest *req, GCancellab
   ask->kind = ASK_APPROVAL;
   ask->tool = g_strdup (req->tool);
   ask->args = json_object_ref (req->arguments);
+  ask->once_only = req->safety_check;
+  ask->can_always = !req->safety_check && req->suggested_rule != NULL;
   g_task_set_task_data (task, ask, (GDestroyNotify) ask_free);
   summary = summarize_args (req->tool, req->arguments);
-  prompt = g_strdup_printf ("\n● %s needs your approval (%s):\n%s"
-                            "  Allow? [y] yes once  [s] yes for this session  [n] no: ",
-                            req->tool, req->reason, summary);
+  if (req->site != NULL)
+    {
+      ask->can_always = TRUE;
+      prompt = g_strdup_printf ("\n● %s wants to reach %s, which is not on the sites this session may reach — %s\n"
+                                "  Allow? [y] this once  [s] for this session  [a] always (adds it to the machine's "
+                                "list)  [n] no: ",
+                                req->tool, req->site, req->reason);
+    }
+  else if (ask->once_only)
+    prompt = g_strdup_printf ("\n● %s needs your approval — %s\n%s"
+                              "  This is asked every time. Allow? [y] yes, this once  [n] no: ",
+                              req->tool, req->reason, summary);
+  else if (ask->can_always)
+    prompt = g_strdup_printf ("\n● %s needs your approval (%s%s%s):\n%s"
+                              "  Allow? [y] yes once  [s] yes for this session  [a] always (saves the standing rule "
+                              "\"%s\")  [n] no: ",
+                              req->tool, req->reason, req->reviewer_reasoning != NULL ? "; reviewer: " : "",
+                              req->reviewer_reasoning != NULL ? req->reviewer_reasoning : "", summary,
+                              req->suggested_rule);
+  else
+    prompt = g_strdup_printf ("\n● %s needs your approval (%s):\n%s"
+                              "  Allow? [y] yes once  [s] yes for this session  [n] no: ",
+                              req->tool, req->reason, summary);
   tty_write (self, prompt);
   read_answer (task);
 }
@@ -292,7 +320,8 @@ approval_finish (OwAttendant *attendant, GAsyncResult *result, GError **error)
 }
 
 static void
-ask_async (OwAttendant *attendant, const char *session_id, JsonObject *args, GCancellable *cancellable,
+ask_async (OwAttendant *attendant, const char *session_id, const char *call_id, JsonObject *args,
+           GCancellable *cancellable,
            GAsyncReadyCallback callback, gpointer user_data)
 {
   OwHeadlessAttendant *self = OW_HEADLESS_ATTENDANT (attendant);
@@ -336,7 +365,8 @@ finish_object (OwAttendant *attendant, GAsyncResult *result, GError **error)
 }
 
 static void
-directory_async (OwAttendant *attendant, const char *session_id, JsonObject *args, GCancellable *cancellable,
+directory_async (OwAttendant *attendant, const char *session_id, const char *call_id, JsonObject *args,
+                 GCancellable *cancellable,
                  GAsyncReadyCallback callback, gpointer user_data)
 {
   OwHeadlessAttendant *self = OW_HEADLESS_ATTENDANT (attendant);

@@ -27,6 +27,9 @@
 #include "ow-error.h"
 #include "ow-redact.h"
 #include "store/ow-model-config.h"
+#include "policy/ow-inbox.h"
+#include "sandbox/ow-session-sandbox.h"
+#include "tools/ow-web-tools.h"
 
 typedef struct {
   /* command line */
@@ -56,6 +59,11 @@ typedef struct {
   const char *task_source;   /* "prompt", "prompt-file", "stdin" */
   char     *workspace_abs;
   GPtrArray *sites;          /* char*: --allow-site and --allow-sites-file entries */
+  gboolean   web_tools;      /* web_search and web_fetch were offered */
+  char      *sandbox;        /* sandbox_provider in force */
+  char      *enforcement;    /* what protected the machine from the tools */
+  GError    *start_error;    /* why the sandbox could not start */
+  gboolean   sandbox_done;   /* start finished (either way) */
   const char *mode;          /* canonical approval mode */
 
   /* the run */
@@ -70,6 +78,7 @@ typedef struct {
   GHashTable   *tool_status;  /* status → count */
   gint64        started_us;
   gint64        context_size;  /* the window the model was given (saved setting), 0 = provider's */
+  const char   *attendance;    /* who answered: "attended", "auto", "inbox" */
 } Run;
 
 static void
@@ -84,6 +93,9 @@ run_clear (Run *r)
   g_free (r->approval_mode);
   g_strfreev (r->allow_sites);
   g_free (r->allow_sites_file);
+  g_free (r->sandbox);
+  g_free (r->enforcement);
+  g_clear_error (&r->start_error);
   g_free (r->out);
   g_free (r->reasoning_effort);
   g_free (r->provider_order);
@@ -334,6 +346,32 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
                json_object_get_int_member_with_default (d, "max_attempts", 0),
                json_object_get_double_member_with_default (d, "delay_seconds", 0));
     }
+  else if (g_str_equal (type, "safety_check_cleared"))
+    {
+      /* dangerously-bypass-approvals answered a safety check for the person. */
+      JsonObject *a = json_object_new ();
+      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+      g_autofree char *ts = g_date_time_format_iso8601 (now);
+      json_object_set_string_member (a, "ts", ts);
+      json_object_set_string_member (a, "kind", "safety_check");
+      json_object_set_string_member (a, "tool", json_object_get_string_member_with_default (d, "name", ""));
+      json_object_set_object_member (a, "request", json_object_ref (d));
+      json_object_set_string_member (a, "answer", "cleared by mode");
+      json_object_set_string_member (a, "answered_by", "mode dangerously-bypass-approvals");
+      ow_run_record_answer (r->record, a);
+      json_object_unref (a);
+      fprintf (stderr, "    ! safety check cleared by mode\n");
+    }
+  else if (g_str_equal (type, "review_finished"))
+    {
+      fprintf (stderr, "    reviewer: %s — %s\n", json_object_get_string_member_with_default (d, "verdict", ""),
+               json_object_get_string_member_with_default (d, "reasoning", ""));
+    }
+  else if (g_str_equal (type, "reviewer_paused"))
+    {
+      fprintf (stderr, "openworker: the reviewer denied %" G_GINT64_FORMAT " calls in a row and is paused; a person decides "
+               "from here on.\n", json_object_get_int_member_with_default (d, "denials", 0));
+    }
   else if (g_str_equal (type, "error"))
     {
       fprintf (stderr, "openworker: error: %s\n", json_object_get_string_member_with_default (d, "error", ""));
@@ -345,6 +383,16 @@ on_model_call_cb (OwAgent *agent, const OwModelCall *call, gpointer user_data)
 {
   Run *r = user_data;
   ow_run_record_model_call (r->record, call);
+}
+
+static void
+on_inbox_item_cb (OwInbox *inbox, const char *id, gpointer user_data)
+{
+  g_autoptr(OwInboxItem) item = ow_inbox_get (inbox, id, NULL);
+
+  if (item != NULL)
+    fprintf (stderr, "openworker: waiting in the inbox for a person: %s\n"
+             "  answer with: openworker inbox answer %s once|session|always|deny\n", item->title, id);
 }
 
 static void
@@ -464,7 +512,7 @@ build_summary (Run *r, OwContext *ctx, OwSession *session, const char *provider_
   json_object_set_string_member (s, "model", ow_session_get_model (session));
   json_object_set_string_member (s, "provider", provider_id);
   json_object_set_string_member (s, "approval_mode", r->mode);
-  json_object_set_string_member (s, "attendance", terminal && !r->auto_answer ? "attended" : "auto");
+  json_object_set_string_member (s, "attendance", r->attendance);
   json_object_set_boolean_member (s, "terminal", terminal);
   json_object_set_int_member (s, "iterations", r->result->iterations);
   json_object_set_int_member (s, "tool_calls", r->tool_calls);
@@ -499,7 +547,9 @@ build_summary (Run *r, OwContext *ctx, OwSession *session, const char *provider_
     json_object_set_null_member (s, "context_window");
   json_object_set_null_member (s, "compaction_trigger");
   json_object_set_array_member (s, "hosts", ow_run_record_dup_hosts (r->record));
-  json_object_set_boolean_member (s, "web_tools", FALSE);
+  json_object_set_boolean_member (s, "web_tools", r->web_tools);
+  json_object_set_string_member (s, "sandbox", r->sandbox != NULL ? r->sandbox : "direct");
+  json_object_set_string_member (s, "enforcement", r->enforcement != NULL ? r->enforcement : "none (direct)");
   json_object_set_double_member (s, "duration_seconds", (g_get_real_time () - r->started_us) / 1e6);
   json_object_set_string_member (s, "started_at", started);
   json_object_set_string_member (s, "finished_at", finished);
@@ -666,6 +716,15 @@ load_retry_delays (OwAgent *agent)
   ow_agent_set_retry_delays (agent, (const double *) delays->data, delays->len);
 }
 
+static void
+on_sandbox_started_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Run *r = user_data;
+
+  ow_session_sandbox_start_finish (OW_SESSION_SANDBOX (source), result, &r->start_error);
+  r->sandbox_done = TRUE;
+}
+
 static int
 run (Run *r)
 {
@@ -675,7 +734,7 @@ run (Run *r)
   g_autoptr(OwProvider) provider = NULL;
   g_autoptr(OwSession) session = NULL;
   g_autoptr(OwToolRegistry) tools = NULL;
-  g_autoptr(OwExecutor) executor = NULL;
+  g_autoptr(OwSessionSandbox) sandbox = NULL;
   g_autoptr(OwPolicy) policy = NULL;
   g_autoptr(OwAttendant) attendant = NULL;
   g_autoptr(OwAgent) agent = NULL;
@@ -693,6 +752,9 @@ run (Run *r)
   int tty = -1;
   guint sigint_id, sigterm_id, timeout_id = 0;
   gboolean terminal, ok;
+  const char *attendance;
+  g_autoptr(OwInbox) inbox = NULL;
+  g_autoptr(OwReviewer) reviewer = NULL;
   int code;
 
   if (r->isolated)
@@ -703,7 +765,11 @@ run (Run *r)
   else
     paths = ow_paths_new_default ();
   {
-    OwContextOptions options = { .paths = paths, .isolated = r->isolated, .project_dir = r->workspace_abs };
+    /* Saved keys: the OS keyring or the sealed file, chosen on first use
+     * (never for --isolated, which reads nothing from this computer). */
+    g_autoptr(OwSecretStore) secrets = r->isolated ? NULL : ow_secret_store_new_default (paths);
+    OwContextOptions options = { .paths = paths, .isolated = r->isolated, .project_dir = r->workspace_abs,
+                                 .secrets = secrets };
     ctx = ow_context_new (&options, &error);
   }
   if (ctx == NULL)
@@ -729,6 +795,12 @@ run (Run *r)
   provider = ow_context_create_provider (ctx, model, &bare, &entry, &error);
   if (provider == NULL)
     return usage_error ("%s", error->message);
+  if (ow_context_get_secrets (ctx) != NULL && ow_provider_get_api_key (provider) != NULL
+      && entry->key_env != NULL && ow_context_provider_key_env (ctx, entry) == NULL)
+    {
+      g_autofree char *where = ow_secret_store_describe (ow_context_get_secrets (ctx));
+      fprintf (stderr, "openworker: using the saved %s key. %s\n", entry->title, where);
+    }
   if (r->provider_order != NULL && !g_str_equal (entry->id, "openrouter"))
     return usage_error ("--provider-order pins an upstream host on OpenRouter; the model %s is not an OpenRouter model.",
                         model);
@@ -775,15 +847,93 @@ run (Run *r)
       say ("could not set up the tools: %s", error->message);
       return OW_EXIT_CRASH;
     }
-  tool_defs = ow_tool_registry_dup_definitions (tools);
 
   tty = open ("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
   terminal = tty >= 0;
-  attendant = ow_headless_attendant_new (tty, r->auto_answer, g_str_equal (r->mode, "dangerously-bypass-approvals"),
-                                         on_answer_cb, r);
-  executor = ow_executor_direct_new (r->workspace_abs);
-  policy = ow_policy_new (ow_context_get_config (ctx));
-  agent = ow_agent_new (session, provider, bare, tools, executor, policy, attendant, ow_context_get_audit (ctx));
+  attendance = r->isolated ? NULL : ow_config_get_string (ow_context_get_config (ctx), "attendance");
+  if (g_strcmp0 (attendance, "inbox") == 0 && !r->auto_answer)
+    {
+      /* Asks park in the inbox until a person answers from any surface
+       * (`openworker inbox answer`, the app, the browser). */
+      inbox = ow_inbox_new (ow_context_get_store (ctx));
+      attendant = ow_inbox_attendant_new (inbox);
+      g_signal_connect (inbox, "item-added", G_CALLBACK (on_inbox_item_cb), r);
+      r->attendance = "inbox";
+    }
+  else
+    {
+      if (g_strcmp0 (attendance, "auto") == 0 && terminal)
+        {
+          close (tty);
+          tty = -1;
+        }
+      attendant = ow_headless_attendant_new (tty, r->auto_answer, g_str_equal (r->mode, "dangerously-bypass-approvals"),
+                                             on_answer_cb, r);
+      r->attendance = tty >= 0 ? (r->auto_answer ? "attended (questions by rule)" : "attended") : "auto";
+    }
+  /* Where the tools run: the machine's sandbox_provider decides (a
+   * project's config cannot). A wall that cannot be proved refuses the run. */
+  {
+    OwSessionSandboxOptions so = {
+      .config = ow_context_get_config (ctx),
+      .paths = ow_context_get_paths (ctx),
+      .session_id = ow_session_get_id (session),
+      .roots = ow_session_get_roots (session),
+      .cwd = r->workspace_abs,
+      .isolated = r->isolated,
+    };
+    g_ptr_array_add (r->sites, NULL);
+    so.extra_sites = (const char *const *) r->sites->pdata;
+    sandbox = ow_session_sandbox_new (&so, &error);
+    g_ptr_array_set_size (r->sites, r->sites->len - 1);
+    if (sandbox == NULL)
+      return usage_error ("%s", error->message);
+    r->sandbox = g_strdup (ow_session_sandbox_get_provider (sandbox));
+  }
+  if (!r->no_web_tools)
+    {
+      /* The web tools run here, in the engine; with a sandbox's allow list
+       * they follow it (a site not on it asks first). */
+      gboolean listed = !g_str_equal (r->sandbox, "direct");
+      g_autoptr(OwWebAccess) access = ow_web_access_new (ow_context_get_http (ctx), ow_session_sandbox_get_guard (sandbox),
+                                                         listed ? ow_session_sandbox_get_sites (sandbox) : NULL,
+                                                         ow_session_get_id (session));
+      const char *search = r->isolated ? NULL : ow_config_get_string (ow_context_get_config (ctx), "web_search_provider");
+      if (search != NULL)
+        ow_web_access_set_search_provider (access, search);
+      ow_web_tools_register (tools, access);
+      r->web_tools = TRUE;
+    }
+  if (!g_str_equal (r->sandbox, "direct") && g_str_equal (ow_session_sandbox_get_network (sandbox), "allowlist"))
+    {
+      static const char *const network_group[] = { "network", NULL };
+      if (!ow_tool_registry_add_builtins (tools, network_group, &error))
+        return usage_error ("%s", error->message);
+    }
+  tool_defs = ow_tool_registry_dup_definitions (tools);
+  policy = ow_policy_new (ow_context_get_config (ctx), ow_context_get_store (ctx), &error);
+  if (policy == NULL)
+    return usage_error ("%s", error->message);
+  agent = ow_agent_new (session, provider, bare, tools, OW_EXECUTOR (sandbox), policy, attendant, ow_context_get_audit (ctx));
+  if (!g_str_equal (r->sandbox, "direct") && g_str_equal (ow_session_sandbox_get_network (sandbox), "allowlist"))
+    ow_agent_set_sites (agent, ow_session_sandbox_get_sites (sandbox), ow_session_sandbox_get_guard (sandbox));
+  {
+    const OwPaths *p = ow_context_get_paths (ctx);
+    const char *dirs[] = { p->config_dir, p->state_dir, p->runtime_dir, NULL };
+    ow_agent_set_agent_dirs (agent, dirs);
+  }
+  if (g_str_equal (r->mode, "auto-approve"))
+    {
+      /* The reviewer: reviewer_model from config, else the run's own model. */
+      const char *reviewer_model = r->isolated ? NULL : ow_config_get_string (ow_context_get_config (ctx), "reviewer_model");
+      g_autofree char *reviewer_bare = NULL;
+      g_autoptr(OwProvider) reviewer_provider = ow_context_create_provider (ctx, reviewer_model != NULL ? reviewer_model : model,
+                                                                           &reviewer_bare, NULL, &error);
+      if (reviewer_provider == NULL)
+        return usage_error ("the reviewer model cannot be used: %s", error->message);
+      reviewer = ow_reviewer_new (reviewer_provider, reviewer_bare, 0);
+      ow_agent_set_reviewer (agent, reviewer, coworker->title, coworker->prompt, coworker->approval_guidance);
+    }
   instructions = ow_coworker_build_instructions (coworker, r->workspace_abs, ow_session_get_roots (session));
   ow_agent_set_instructions (agent, instructions);
   ow_agent_set_max_iterations (agent, (guint) CLAMP (iterations_cap, 1, G_MAXUINT));
@@ -805,6 +955,24 @@ run (Run *r)
       say ("could not prepare %s: %s", spill, error->message);
       return OW_EXIT_CRASH;
     }
+  /* The wall is built for the folders the agent ended up with (the spill
+   * folder included), and proved before the first model call. */
+  if (!g_str_equal (r->sandbox, "direct"))
+    {
+      g_autoptr(GMainContext) context = g_main_context_ref_thread_default ();
+      ow_session_sandbox_start_async (sandbox, NULL, on_sandbox_started_cb, r);
+      while (!r->sandbox_done)
+        g_main_context_iteration (context, TRUE);
+      if (r->start_error != NULL)
+        {
+          say ("the %s sandbox could not be started, so the run was refused (it never runs without the wall): %s",
+               r->sandbox, r->start_error->message);
+          return OW_EXIT_CRASH;
+        }
+      for (guint i = 0; i < ow_session_sandbox_get_skipped (sandbox)->len; i++)
+        say ("credential not shared: %s", (char *) g_ptr_array_index (ow_session_sandbox_get_skipped (sandbox), i));
+    }
+  r->enforcement = g_strdup (ow_executor_get_enforcement (OW_EXECUTOR (sandbox)));
   load_retry_delays (agent);
 
   g_signal_connect (session, "event", G_CALLBACK (on_session_event_cb), r);
@@ -813,7 +981,7 @@ run (Run *r)
   if (g_str_equal (r->mode, "dangerously-bypass-approvals"))
     say ("WARNING: --approval-mode dangerously-bypass-approvals grants every approval and switches the safety "
          "checks off. Use it only on a disposable machine or container.");
-  if (!terminal && (g_str_equal (r->mode, "ask") || g_str_equal (r->mode, "auto-approve")))
+  if (inbox == NULL && tty < 0 && (g_str_equal (r->mode, "ask") || g_str_equal (r->mode, "auto-approve")))
     say ("no terminal: every approval that needs a person will be refused and recorded (mode %s). "
          "For a run with nobody present use --approval-mode auto-approve or bypass-approvals.", r->mode);
   say ("%s · %s · %s · session %s", r->coworker, model, r->mode, ow_session_get_id (session));
@@ -861,7 +1029,7 @@ run (Run *r)
   g_signal_handlers_disconnect_by_data (session, r);
   g_signal_handlers_disconnect_by_data (agent, r);
   g_clear_object (&agent);
-  g_clear_object (&executor);
+  ow_session_sandbox_stop (sandbox);
   if (tty >= 0)
     {
       g_clear_object (&attendant);

@@ -86,6 +86,7 @@ struct _OwHttpRequest
   guint           total_ms;     /* whole exchange; 0 = none */
   gsize           max_body;     /* largest accumulated body */
   char           *proxy;        /* NULL = environment, "" = none, else proxy URL */
+  char           *pin;          /* IP literal to connect to instead of resolving, or NULL */
 };
 
 G_DEFINE_BOXED_TYPE (OwHttpRequest, ow_http_request, ow_http_request_ref, ow_http_request_unref)
@@ -134,6 +135,7 @@ ow_http_request_unref (OwHttpRequest *req)
   g_clear_pointer (&req->body, g_bytes_unref);
   g_free (req->content_type);
   g_free (req->proxy);
+  g_free (req->pin);
   g_free (req);
 }
 
@@ -229,6 +231,17 @@ ow_http_request_set_proxy (OwHttpRequest *req,
 
   g_free (req->proxy);
   req->proxy = g_strdup (proxy_url);
+}
+
+void
+ow_http_request_set_pinned_address (OwHttpRequest *req,
+                                    const char    *address)
+{
+  g_return_if_fail (req != NULL);
+  g_return_if_fail (address == NULL || g_hostname_is_ip_address (address));
+
+  g_free (req->pin);
+  req->pin = g_strdup (address);
 }
 
 /* ---- Response --------------------------------------------------------- */
@@ -374,6 +387,7 @@ struct _OwTransfer
   OwHttpResponse    *resp;          /* filled while the transfer runs */
   CURL              *easy;          /* the easy handle; NULL once finished */
   struct curl_slist *header_list;   /* request headers as curl wants them */
+  struct curl_slist *connect_to;    /* the pinned address as curl wants it, or NULL */
 
   OwHttpChunkFunc    chunk_func;    /* receives 2xx body pieces, or NULL */
   gpointer           chunk_data;    /* for @chunk_func */
@@ -937,6 +951,7 @@ transfer_finish (OwTransfer *t,
 
   release_easy (self, g_steal_pointer (&t->easy));
   g_clear_pointer (&t->header_list, curl_slist_free_all);
+  g_clear_pointer (&t->connect_to, curl_slist_free_all);
   if (t->chunk_destroy != NULL)
     g_clear_pointer (&t->chunk_data, t->chunk_destroy);
 
@@ -1216,6 +1231,19 @@ setup_easy (OwTransfer *t)
       curl_easy_setopt (easy, CURLOPT_PROXY, req->proxy);
       /* An explicit choice beats the environment's NO_PROXY either way. */
       curl_easy_setopt (easy, CURLOPT_NOPROXY, req->proxy[0] == '\0' ? "*" : "");
+    }
+
+  if (req->pin != NULL)
+    {
+      /* "::ADDR:" = any host, any port → ADDR, same port. curl keeps the
+       * URL's name for Host and TLS, and matches reused connections on the
+       * pinned address too, so a pinned request never rides a connection
+       * made to another address. */
+      g_autofree char *entry = g_strdup_printf (strchr (req->pin, ':') != NULL ? "::[%s]:" : "::%s:",
+                                                req->pin);
+
+      t->connect_to = curl_slist_append (NULL, entry);
+      curl_easy_setopt (easy, CURLOPT_CONNECT_TO, t->connect_to);
     }
 
   if (has_body)

@@ -41,6 +41,12 @@ void            ow_http_request_set_max_body (OwHttpRequest *req, gsize max_byte
 /* An explicit proxy URL ("http://127.0.0.1:PORT"), or "" for none. When not
  * called, libcurl's usual environment variables apply. */
 void            ow_http_request_set_proxy    (OwHttpRequest *req, const char *proxy_url);
+/* Connects to the IP literal @address ("93.184.216.34", "2001:db8::1")
+ * instead of resolving the URL's host, which still names the site in the
+ * Host header and TLS (SNI, certificate check). This is how a destination
+ * vetted by the address guard is pinned, so DNS cannot change it between
+ * the check and the connection. NULL resolves as usual. */
+void            ow_http_request_set_pinned_address (OwHttpRequest *req, const char *address);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (OwHttpRequest, ow_http_request_unref)
 

@@ -17,6 +17,7 @@ ow_approval_answer_to_string (OwApprovalAnswer answer)
     {
     case OW_APPROVAL_ONCE: return "once";
     case OW_APPROVAL_SESSION: return "always_tool";
+    case OW_APPROVAL_ALWAYS: return "always_task";
     case OW_APPROVAL_DENY: return "deny";
     default: return "deny";
     }
@@ -48,10 +49,10 @@ ow_attendant_request_approval_finish (OwAttendant *self, GAsyncResult *result, G
 }
 
 void
-ow_attendant_ask_async (OwAttendant *self, const char *session_id, JsonObject *args,
+ow_attendant_ask_async (OwAttendant *self, const char *session_id, const char *call_id, JsonObject *args,
                         GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
-  OW_ATTENDANT_GET_IFACE (self)->ask_async (self, session_id, args, cancellable, callback, user_data);
+  OW_ATTENDANT_GET_IFACE (self)->ask_async (self, session_id, call_id, args, cancellable, callback, user_data);
 }
 
 JsonObject *
@@ -61,11 +62,12 @@ ow_attendant_ask_finish (OwAttendant *self, GAsyncResult *result, GError **error
 }
 
 void
-ow_attendant_request_directory_async (OwAttendant *self, const char *session_id, JsonObject *args,
-                                      GCancellable *cancellable, GAsyncReadyCallback callback,
+ow_attendant_request_directory_async (OwAttendant *self, const char *session_id, const char *call_id,
+                                      JsonObject *args, GCancellable *cancellable, GAsyncReadyCallback callback,
                                       gpointer user_data)
 {
-  OW_ATTENDANT_GET_IFACE (self)->request_directory_async (self, session_id, args, cancellable, callback, user_data);
+  OW_ATTENDANT_GET_IFACE (self)->request_directory_async (self, session_id, call_id, args, cancellable, callback,
+                                                          user_data);
 }
 
 JsonObject *
@@ -133,7 +135,8 @@ rule_request_approval_finish (OwAttendant *self, GAsyncResult *result, GError **
 }
 
 static void
-rule_ask_async (OwAttendant *self, const char *session_id, JsonObject *args, GCancellable *cancellable,
+rule_ask_async (OwAttendant *self, const char *session_id, const char *call_id, JsonObject *args,
+                GCancellable *cancellable,
                 GAsyncReadyCallback callback, gpointer user_data)
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
@@ -147,7 +150,7 @@ rule_finish_object (OwAttendant *self, GAsyncResult *result, GError **error)
 }
 
 static void
-rule_request_directory_async (OwAttendant *self, const char *session_id, JsonObject *args,
+rule_request_directory_async (OwAttendant *self, const char *session_id, const char *call_id, JsonObject *args,
                               GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
   g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);

@@ -16,10 +16,11 @@ G_BEGIN_DECLS
 typedef enum {
   OW_APPROVAL_ONCE,      /* allow this call */
   OW_APPROVAL_SESSION,   /* allow this tool (or this exact command) for the rest of the session */
+  OW_APPROVAL_ALWAYS,    /* a standing rule: the suggested rule, saved, visible and revocable */
   OW_APPROVAL_DENY,
 } OwApprovalAnswer;
 
-const char *ow_approval_answer_to_string (OwApprovalAnswer answer);   /* "once", "always_tool"/"always_command", "deny" */
+const char *ow_approval_answer_to_string (OwApprovalAnswer answer);   /* "once", "always_tool", "always_task", "deny" */
 
 /* What the person is asked to approve. Borrowed for the request. */
 typedef struct {
@@ -29,6 +30,12 @@ typedef struct {
   JsonObject *arguments;
   const char *reason;      /* why it needs approval ("requires approval", a safety check, …) */
   const char *risk;        /* "write_local", "exec", … */
+  gboolean    safety_check;        /* a safety check asks: no session or standing grant may be offered */
+  const char *suggested_rule;      /* what "always" would save, or NULL when it may not be offered */
+  const char *reviewer_reasoning;  /* auto-approve: why the reviewer was unsure, or NULL */
+  const char *site;                /* a site card: the "host:port" to let through. The answers then
+                                    * mean this one call (ONCE), this session (SESSION) and the
+                                    * machine's list (ALWAYS) */
 } OwApprovalRequest;
 
 typedef struct {
@@ -58,6 +65,7 @@ struct _OwAttendantInterface
    * "answered_by_rule": true when nobody was asked. */
   void             (*ask_async)               (OwAttendant        *self,
                                                const char         *session_id,
+                                               const char         *call_id,
                                                JsonObject         *args,
                                                GCancellable       *cancellable,
                                                GAsyncReadyCallback callback,
@@ -68,6 +76,7 @@ struct _OwAttendantInterface
    * or {granted:false, reason}. */
   void             (*request_directory_async) (OwAttendant        *self,
                                                const char         *session_id,
+                                               const char         *call_id,
                                                JsonObject         *args,
                                                GCancellable       *cancellable,
                                                GAsyncReadyCallback callback,
@@ -81,11 +90,13 @@ void             ow_attendant_request_approval_async   (OwAttendant             
                                                         GAsyncReadyCallback      callback,
                                                         gpointer                 user_data);
 OwApprovalReply *ow_attendant_request_approval_finish  (OwAttendant *self, GAsyncResult *result, GError **error);
-void             ow_attendant_ask_async                (OwAttendant *self, const char *session_id, JsonObject *args,
+void             ow_attendant_ask_async                (OwAttendant *self, const char *session_id,
+                                                        const char *call_id, JsonObject *args,
                                                         GCancellable *cancellable, GAsyncReadyCallback callback,
                                                         gpointer user_data);
 JsonObject      *ow_attendant_ask_finish               (OwAttendant *self, GAsyncResult *result, GError **error);
-void             ow_attendant_request_directory_async  (OwAttendant *self, const char *session_id, JsonObject *args,
+void             ow_attendant_request_directory_async  (OwAttendant *self, const char *session_id,
+                                                        const char *call_id, JsonObject *args,
                                                         GCancellable *cancellable, GAsyncReadyCallback callback,
                                                         gpointer user_data);
 JsonObject      *ow_attendant_request_directory_finish (OwAttendant *self, GAsyncResult *result, GError **error);

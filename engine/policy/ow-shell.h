@@ -40,6 +40,8 @@ typedef struct {
   char *op;          /* ">", ">>", "<", "2>", "&>", ">&", "<<<", … */
   char *target;      /* the word after the operator, quotes removed; NULL when it is an fd dup */
   gboolean writes;   /* the redirection creates or changes a file */
+  char *body;        /* << and <<-: the here-document's text (with an unquoted delimiter,
+                      * expansions kept as written); NULL otherwise */
 } OwShellRedirect;
 
 /* One simple command: its words after quote removal (assignments and
@@ -49,7 +51,9 @@ typedef struct {
   GStrv      assignments;   /* leading NAME=value words */
   GPtrArray *redirects;     /* OwShellRedirect* */
   /* Words whose value depends on an expansion or substitution are kept as
-   * written; this marks which ones (parallel to argv). */
+   * written; this marks which ones (parallel to argv). Unquoted globs,
+   * brace expansion and a leading ~ count too: their value is not the
+   * text either. */
   gboolean  *dynamic;
 } OwShellCommand;
 

@@ -77,4 +77,17 @@ void        ow_sandbox_backend_start_async  (OwSandboxBackend    *self,
                                              gpointer             user_data);
 OwExecutor *ow_sandbox_backend_start_finish (OwSandboxBackend *self, GAsyncResult *result, GError **error);
 
+/* Backends live in platform/, above the engine, so each registers itself
+ * (ow_sandbox_linux_register () on Linux) before the engine asks for one. */
+typedef OwSandboxBackend *(*OwSandboxBackendFactory) (GError **error);
+
+void              ow_sandbox_backend_register (const char *provider, OwSandboxBackendFactory factory);
+
+/* The backend for a sandbox_provider value ("linux", "openshell",
+ * "seatbelt", "windows"). A provider no backend has registered for fails
+ * with OW_SANDBOX_ERROR_UNAVAILABLE and a sentence saying it is not
+ * available on this system; "direct" has no backend (tools run in-process)
+ * and fails the same way. Transfer full. */
+OwSandboxBackend *ow_sandbox_backend_for      (const char *provider, GError **error);
+
 G_END_DECLS

@@ -5,7 +5,10 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "ow-error.h"
+#include "store/ow-paths.h"
 #include "store/ow-toml.h"
 
 struct _OwConfig
@@ -13,6 +16,7 @@ struct _OwConfig
   gatomicrefcount ref;
   JsonObject     *root;          /* the effective settings (owned) */
   GPtrArray      *ignored;       /* project keys ignored because they would widen (char*, NULL-terminated) */
+  GPtrArray      *project_deny;  /* the project's [policy] deny rules (char*, NULL-terminated) */
 };
 
 /* Modes from the most to the least restrictive. */
@@ -271,17 +275,9 @@ load_file (const char *path, GError **error)
   return json_object_ref (json_node_get_object (root));
 }
 
-static JsonObject *
-ensure_table (JsonObject *root, const char *name)
-{
-  if (!json_object_has_member (root, name))
-    json_object_set_object_member (root, name, json_object_new ());
-  return json_object_get_object_member (root, name);
-}
-
 /* Applies the narrowing parts of a project's config to @root. */
 static void
-layer_project (JsonObject *root, JsonObject *project, GPtrArray *ignored)
+layer_project (JsonObject *root, JsonObject *project, GPtrArray *ignored, GPtrArray *project_deny)
 {
   JsonObjectIter iter;
   const char *key;
@@ -309,16 +305,14 @@ layer_project (JsonObject *root, JsonObject *project, GPtrArray *ignored)
       else if (g_str_equal (key, "policy") && JSON_NODE_HOLDS_OBJECT (value))
         {
           JsonObject *pol = json_node_get_object (value);
+          /* A project's denies are kept apart from the machine's: they
+           * narrow like any deny rule, but only the machine's are hard
+           * floors. */
           if (json_object_has_member (pol, "deny"))
             {
-              JsonObject *mine = ensure_table (root, "policy");
-              JsonArray *deny;
               JsonArray *add = json_object_get_array_member (pol, "deny");
-              if (!json_object_has_member (mine, "deny"))
-                json_object_set_array_member (mine, "deny", json_array_new ());
-              deny = json_object_get_array_member (mine, "deny");
               for (guint i = 0; i < json_array_get_length (add); i++)
-                json_array_add_element (deny, json_node_copy (json_array_get_element (add, i)));
+                g_ptr_array_add (project_deny, g_strdup (json_array_get_string_element (add, i)));
             }
           if (json_object_has_member (pol, "allow"))
             g_ptr_array_add (ignored, g_strdup ("policy.allow"));
@@ -337,6 +331,8 @@ ow_config_new_empty (void)
   c->root = json_object_new ();
   c->ignored = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (c->ignored, NULL);
+  c->project_deny = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (c->project_deny, NULL);
   return c;
 }
 
@@ -353,14 +349,16 @@ ow_config_load (const char *machine_path, const char *project_path, GError **err
   c->root = machine;
 
   g_ptr_array_set_size (c->ignored, 0);
+  g_ptr_array_set_size (c->project_deny, 0);
   if (project_path != NULL)
     {
       g_autoptr(JsonObject) project = load_file (project_path, error);
       if (project == NULL)
         return NULL;
-      layer_project (c->root, project, c->ignored);
+      layer_project (c->root, project, c->ignored, c->project_deny);
     }
   g_ptr_array_add (c->ignored, NULL);
+  g_ptr_array_add (c->project_deny, NULL);
   return g_steal_pointer (&c);
 }
 
@@ -378,6 +376,7 @@ ow_config_unref (OwConfig *config)
     {
       json_object_unref (config->root);
       g_ptr_array_unref (config->ignored);
+      g_ptr_array_unref (config->project_deny);
       g_free (config);
     }
 }
@@ -447,4 +446,46 @@ const char *const *
 ow_config_get_ignored_project_keys (OwConfig *config)
 {
   return (const char *const *) config->ignored->pdata;
+}
+
+const char *const *
+ow_config_get_project_deny (OwConfig *config)
+{
+  return (const char *const *) config->project_deny->pdata;
+}
+
+gboolean
+ow_config_file_add_to_list (const char *path, const char *key, const char *value, GError **error)
+{
+  g_autoptr(JsonObject) root = load_file (path, error);
+  g_autofree char *dir = NULL;
+  g_autofree char *text = NULL;
+  JsonArray *list;
+  GStatBuf st;
+  int mode = 0600;
+
+  if (root == NULL)
+    return FALSE;
+  if (!json_object_has_member (root, key))
+    json_object_set_array_member (root, key, json_array_new ());
+  list = json_object_get_array_member (root, key);
+  if (list == NULL)
+    {
+      g_set_error (error, OW_CONFIG_ERROR, OW_CONFIG_ERROR_INVALID,
+                   "%s: %s is not a list of strings; fix it by hand first.", path, key);
+      return FALSE;
+    }
+  for (guint i = 0; i < json_array_get_length (list); i++)
+    if (g_strcmp0 (json_array_get_string_element (list, i), value) == 0)
+      return TRUE;
+  json_array_add_string_element (list, value);
+  text = ow_toml_write (root, error);
+  if (text == NULL)
+    return FALSE;
+  if (g_stat (path, &st) == 0)
+    mode = st.st_mode & 0777;
+  dir = g_path_get_dirname (path);
+  if (!ow_paths_ensure_dir (dir, error))
+    return FALSE;
+  return ow_write_file_atomic (path, text, -1, mode, error);
 }

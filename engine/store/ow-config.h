@@ -34,8 +34,17 @@ gboolean     ow_config_get_bool      (OwConfig *config, const char *key, gboolea
 /* A newly allocated NULL-terminated list of the strings in an array; NULL when unset. */
 char       **ow_config_get_strv      (OwConfig *config, const char *key);
 JsonObject  *ow_config_get_table     (OwConfig *config, const char *key);
+/* The project config's [policy] deny rules (NULL-terminated; the machine's
+ * own are under "policy.deny"). */
+const char *const *ow_config_get_project_deny (OwConfig *config);
 /* Settings of the project config that were ignored because they would widen. */
 const char *const *ow_config_get_ignored_project_keys (OwConfig *config);
+
+/* Adds @value to the string list @key (top level) of the config file at
+ * @path, unless it is there already, and writes the file back atomically
+ * with its mode kept (0600 for a new file). Comments in the file are not
+ * kept: the file is rewritten from its parsed form. */
+gboolean     ow_config_file_add_to_list (const char *path, const char *key, const char *value, GError **error);
 
 /* Approval modes, strictest first (the order is used to decide whether a
  * project narrows). Aliases "interactive" (= ask) and "auto"

@@ -122,8 +122,8 @@ ow_db_step_done (OwDb *db, sqlite3_stmt *stmt, GError **error)
 
 static void finalize_stmt (gpointer stmt);
 
-static gboolean
-migrate (OwDb *db, const char *schema, GError **error)
+static int
+user_version (OwDb *db)
 {
   sqlite3_stmt *stmt = NULL;
   int version = 0;
@@ -132,8 +132,17 @@ migrate (OwDb *db, const char *schema, GError **error)
       && sqlite3_step (stmt) == SQLITE_ROW)
     version = sqlite3_column_int (stmt, 0);
   sqlite3_finalize (stmt);
+  return version;
+}
 
-  for (int n = version + 1;; n++)
+/* Applies the schema's migrations past PRAGMA user_version, each in its own
+ * write transaction. Several processes may open a new database at once
+ * (a run and `openworker inbox list`): the version is read again under the
+ * write lock, so a migration another process applied meanwhile is skipped. */
+static gboolean
+migrate (OwDb *db, const char *schema, GError **error)
+{
+  for (int n = user_version (db) + 1;; n++)
     {
       g_autofree char *name = g_strdup_printf ("migrations/%s-%03d.sql", schema, n);
       g_autoptr(GBytes) sql = ow_resources_lookup (name, NULL);
@@ -142,10 +151,15 @@ migrate (OwDb *db, const char *schema, GError **error)
 
       if (sql == NULL)
         break;
-      text = g_strndup (g_bytes_get_data (sql, NULL), g_bytes_get_size (sql));
-      bump = g_strdup_printf ("PRAGMA user_version = %d", n);
       if (!ow_db_begin (db, error))
         return FALSE;
+      if (user_version (db) >= n)
+        {
+          ow_db_rollback (db);
+          continue;
+        }
+      text = g_strndup (g_bytes_get_data (sql, NULL), g_bytes_get_size (sql));
+      bump = g_strdup_printf ("PRAGMA user_version = %d", n);
       if (!ow_db_exec (db, text, error) || !ow_db_exec (db, bump, error) || !ow_db_commit (db, error))
         {
           ow_db_rollback (db);

@@ -160,7 +160,7 @@ ow_store_session_get (OwStore *store, const char *session_id, GError **error)
     {
       sqlite3_reset (stmt);
       if (rc == SQLITE_DONE)
-        g_set_error (error, OW_STORE_ERROR, OW_STORE_ERROR_FAILED, "There is no session %s.", session_id);
+        g_set_error (error, OW_STORE_ERROR, OW_STORE_ERROR_NOT_FOUND, "There is no session %s.", session_id);
       else
         ow_db_set_error (store->db, rc, "read a session", error);
       return NULL;
@@ -333,4 +333,170 @@ ow_store_touch_workspace (OwStore *store, const char *path, GError **error)
     return FALSE;
   bind_text (stmt, 1, path);
   return ow_db_step_done (store->db, stmt, error);
+}
+
+gboolean
+ow_store_session_delete (OwStore *store, const char *session_id, GError **error)
+{
+  static const char *const sql[] = {
+    "DELETE FROM messages WHERE session_id = ?1",
+    "DELETE FROM events WHERE session_id = ?1",
+    "DELETE FROM sessions WHERE session_id = ?1",
+  };
+
+  if (!ow_db_begin (store->db, error))
+    return FALSE;
+  for (gsize i = 0; i < G_N_ELEMENTS (sql); i++)
+    {
+      sqlite3_stmt *stmt = ow_db_prepare (store->db, sql[i], error);
+      if (stmt == NULL)
+        goto fail;
+      bind_text (stmt, 1, session_id);
+      if (!ow_db_step_done (store->db, stmt, error))
+        goto fail;
+    }
+  return ow_db_commit (store->db, error);
+
+fail:
+  ow_db_rollback (store->db);
+  return FALSE;
+}
+
+/* ---- Queries for the loopback API (engine/server) ----------------------- */
+
+void
+ow_session_list_row_free (OwSessionListRow *row)
+{
+  if (row == NULL)
+    return;
+  ow_session_row_free (row->row);
+  g_free (row->auto_title);
+  g_free (row->origin_label);
+  g_free (row->first_text);
+  g_free (row);
+}
+
+GPtrArray *
+ow_store_session_list (OwStore *store, const char *workspace, const char *session_id, GError **error)
+{
+  /* One statement for the whole list: the pending-ask count uses the
+   * inbox's (session_id, call_id) index and the first user message is
+   * looked up only for sessions that have no title. */
+  sqlite3_stmt *stmt = ow_db_prepare (store->db,
+    "SELECT s.session_id, s.workspace, s.model, s.mode, s.coworker, s.title, s.origin, s.roots, s.grants,"
+    " s.pinned, s.archived, s.n_msgs, s.created_at, s.updated_at, s.auto_title, s.renamed, s.origin_label,"
+    " (SELECT COUNT(*) FROM inbox_items i WHERE i.session_id = s.session_id AND i.state = 'pending'),"
+    " CASE WHEN s.title IS NULL AND s.auto_title IS NULL THEN"
+    "  (SELECT json_extract (m.body, '$.content') FROM messages m WHERE m.session_id = s.session_id"
+    "   AND json_extract (m.body, '$.role') = 'user' ORDER BY m.idx LIMIT 1) END"
+    " FROM sessions s"
+    " WHERE (?1 IS NULL OR s.workspace = ?1) AND (?2 IS NULL OR s.session_id = ?2)"
+    " AND substr (s.session_id, 1, 2) <> '__'"
+    " ORDER BY s.pinned DESC, s.updated_at DESC", error);
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_session_list_row_free);
+  int rc;
+
+  if (stmt == NULL)
+    return NULL;
+  bind_text (stmt, 1, workspace);
+  bind_text (stmt, 2, session_id);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      OwSessionListRow *l = g_new0 (OwSessionListRow, 1);
+      OwSessionRow *row = g_new0 (OwSessionRow, 1);
+
+      row->session_id = column_dup (stmt, 0);
+      row->workspace = column_dup (stmt, 1);
+      row->model = column_dup (stmt, 2);
+      row->mode = column_dup (stmt, 3);
+      row->coworker = column_dup (stmt, 4);
+      row->title = column_dup (stmt, 5);
+      row->origin = column_dup (stmt, 6);
+      row->roots = column_dup (stmt, 7);
+      row->grants = column_dup (stmt, 8);
+      row->pinned = sqlite3_column_int (stmt, 9);
+      row->archived = sqlite3_column_int (stmt, 10);
+      row->n_msgs = sqlite3_column_int64 (stmt, 11);
+      row->created_at = column_dup (stmt, 12);
+      row->updated_at = column_dup (stmt, 13);
+      l->row = row;
+      l->auto_title = column_dup (stmt, 14);
+      l->renamed = sqlite3_column_int (stmt, 15);
+      l->origin_label = column_dup (stmt, 16);
+      l->attention = sqlite3_column_int64 (stmt, 17);
+      l->first_text = column_dup (stmt, 18);
+      g_ptr_array_add (rows, l);
+    }
+  sqlite3_reset (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      ow_db_set_error (store->db, rc, "list sessions", error);
+      return NULL;
+    }
+  return g_steal_pointer (&rows);
+}
+
+static gboolean
+changed_one (OwStore *store, const char *session_id, GError **error)
+{
+  if (sqlite3_changes (ow_db_handle (store->db)) == 0)
+    {
+      g_set_error (error, OW_STORE_ERROR, OW_STORE_ERROR_NOT_FOUND, "There is no session %s.", session_id);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+ow_store_session_set_flags (OwStore *store, const char *session_id, int pinned, int archived, GError **error)
+{
+  sqlite3_stmt *stmt = ow_db_prepare (store->db,
+    "UPDATE sessions SET pinned = CASE WHEN ?2 < 0 THEN pinned ELSE ?2 END,"
+    " archived = CASE WHEN ?3 < 0 THEN archived ELSE ?3 END WHERE session_id = ?1", error);
+
+  if (stmt == NULL)
+    return FALSE;
+  bind_text (stmt, 1, session_id);
+  sqlite3_bind_int (stmt, 2, pinned < 0 ? -1 : pinned != 0);
+  sqlite3_bind_int (stmt, 3, archived < 0 ? -1 : archived != 0);
+  if (!ow_db_step_done (store->db, stmt, error))
+    return FALSE;
+  return changed_one (store, session_id, error);
+}
+
+gboolean
+ow_store_session_rename (OwStore *store, const char *session_id, const char *title, GError **error)
+{
+  sqlite3_stmt *stmt = ow_db_prepare (store->db,
+    "UPDATE sessions SET title = ?2, renamed = 1 WHERE session_id = ?1", error);
+
+  if (stmt == NULL)
+    return FALSE;
+  bind_text (stmt, 1, session_id);
+  bind_text (stmt, 2, title);
+  if (!ow_db_step_done (store->db, stmt, error))
+    return FALSE;
+  return changed_one (store, session_id, error);
+}
+
+GPtrArray *
+ow_store_workspace_recent (OwStore *store, guint limit, GError **error)
+{
+  sqlite3_stmt *stmt = ow_db_prepare (store->db,
+    "SELECT path FROM workspaces ORDER BY last_used DESC LIMIT ?1", error);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  int rc;
+
+  if (stmt == NULL)
+    return NULL;
+  sqlite3_bind_int (stmt, 1, (int) limit);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    g_ptr_array_add (paths, column_dup (stmt, 0));
+  sqlite3_reset (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      ow_db_set_error (store->db, rc, "list workspaces", error);
+      return NULL;
+    }
+  return g_steal_pointer (&paths);
 }

@@ -50,6 +50,8 @@ gboolean      ow_store_session_update      (OwStore    *store,
                                             const char *roots,
                                             const char *grants,
                                             GError    **error);
+/* Deletes a session with its messages and events, in one transaction. */
+gboolean      ow_store_session_delete      (OwStore *store, const char *session_id, GError **error);
 gboolean      ow_store_session_set_title   (OwStore *store, const char *session_id, const char *title, GError **error);
 OwSessionRow *ow_store_session_get         (OwStore *store, const char *session_id, GError **error);
 
@@ -85,6 +87,38 @@ gboolean      ow_store_event_foreach_since (OwStore         *store,
                                             GError         **error);
 
 gboolean      ow_store_touch_workspace     (OwStore *store, const char *path, GError **error);
+
+/* ---- Queries for the loopback API (engine/server) ----------------------- */
+
+/* A session as the session list shows it: the row, plus what the list
+ * needs beside it. */
+typedef struct {
+  OwSessionRow *row;
+  char         *auto_title;    /* a title made by a model, or NULL */
+  gboolean      renamed;       /* a person set the title */
+  char         *origin_label;
+  gint64        attention;     /* pending inbox items */
+  char         *first_text;    /* the first user message's content (JSON text when not a string), when
+                                * there is no title at all; else NULL */
+} OwSessionListRow;
+
+void          ow_session_list_row_free     (OwSessionListRow *row);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (OwSessionListRow, ow_session_list_row_free)
+
+/* Sessions (OwSessionListRow*), pinned first, then most recently updated;
+ * internal ids (starting "__") left out. @workspace and @session_id
+ * filter when not NULL. */
+GPtrArray    *ow_store_session_list        (OwStore *store, const char *workspace, const char *session_id,
+                                            GError **error);
+/* Sets pinned / archived (-1 leaves one as it is) without touching
+ * updated_at, so pinning does not reorder. NOT_FOUND when absent. */
+gboolean      ow_store_session_set_flags   (OwStore *store, const char *session_id, int pinned, int archived,
+                                            GError **error);
+/* A title a person chose: sets it and marks the session renamed. */
+gboolean      ow_store_session_rename      (OwStore *store, const char *session_id, const char *title,
+                                            GError **error);
+/* The most recently used workspace folders (char*), newest first. */
+GPtrArray    *ow_store_workspace_recent    (OwStore *store, guint limit, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (OwStore, ow_store_free)
 

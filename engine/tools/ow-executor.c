@@ -43,6 +43,33 @@ ow_root_free (OwRoot *root)
   g_free (root);
 }
 
+GPtrArray *
+ow_roots_copy (GPtrArray *roots)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_root_free);
+
+  for (guint i = 0; roots != NULL && i < roots->len; i++)
+    {
+      OwRoot *r = g_ptr_array_index (roots, i);
+      g_ptr_array_add (out, ow_root_new (r->path, r->writable, r->label));
+    }
+  return out;
+}
+
+gboolean
+ow_roots_equal (GPtrArray *a, GPtrArray *b)
+{
+  if (a->len != b->len)
+    return FALSE;
+  for (guint i = 0; i < a->len; i++)
+    {
+      OwRoot *x = g_ptr_array_index (a, i), *y = g_ptr_array_index (b, i);
+      if (!g_str_equal (x->path, y->path) || x->writable != y->writable)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 void
 ow_executor_set_roots (OwExecutor *self, GPtrArray *roots)
 {

@@ -24,6 +24,10 @@ typedef struct {
 
 OwRoot *ow_root_new  (const char *path, gboolean writable, const char *label);
 void    ow_root_free (OwRoot *root);
+/* A deep copy of a list of OwRoot* (NULL gives an empty list). */
+GPtrArray *ow_roots_copy  (GPtrArray *roots);
+/* Same folders, in the same order, with the same access. */
+gboolean   ow_roots_equal (GPtrArray *a, GPtrArray *b);
 
 #define OW_TYPE_EXECUTOR (ow_executor_get_type ())
 G_DECLARE_INTERFACE (OwExecutor, ow_executor, OW, EXECUTOR, GObject)

@@ -249,7 +249,13 @@ static const char engine_tools_json[] =
   "\"reason\":{\"type\":\"string\",\"description\":\"Why the folder is needed.\"},"
   "\"path\":{\"type\":\"string\",\"description\":\"The folder you want, if you know it.\"},"
   "\"writable\":{\"type\":\"boolean\",\"description\":\"Whether you need to write there (default false).\"}},"
-  "\"required\":[\"reason\"]}}}"
+  "\"required\":[\"reason\"]}}},"
+  "{\"type\":\"function\",\"function\":{\"name\":\"request_network_access\","
+  "\"description\":\"Ask the person to let the session reach a site that the sandbox's allow list blocks (a command's result names the blocked hosts). Say why the task needs it. Never try to get around the list.\","
+  "\"parameters\":{\"type\":\"object\",\"properties\":{"
+  "\"host\":{\"type\":\"string\",\"description\":\"The site as host or host:port, e.g. pypi.org:443.\"},"
+  "\"reason\":{\"type\":\"string\",\"description\":\"Why the task needs it.\"}},"
+  "\"required\":[\"host\",\"reason\"]}}}"
   "]";
 
 static JsonArray *
@@ -296,6 +302,7 @@ static const Group groups_table[] = {
   { "shell", { "run_shell", "shell_task_output", "shell_task_kill", NULL } },
   { "todo", { "todo_write", NULL } },
   { "interaction", { "ask_user", "request_directory", NULL } },
+  { "network", { "request_network_access", NULL } },
 };
 
 static OwRisk
@@ -351,6 +358,8 @@ ow_tool_registry_add_builtins (OwToolRegistry *self, const char *const *groups, 
                 tool = builtin_tool_new (schema, OW_RISK_READ, OW_TOOL_KIND_EXECUTE, IMPL_TODO);
               else if (g_str_equal (name, "ask_user"))
                 tool = builtin_tool_new (schema, OW_RISK_READ, OW_TOOL_KIND_ASK_USER, IMPL_INTERACTIVE);
+              else if (g_str_equal (name, "request_network_access"))
+                tool = builtin_tool_new (schema, OW_RISK_READ, OW_TOOL_KIND_REQUEST_SITE, IMPL_INTERACTIVE);
               else
                 tool = builtin_tool_new (schema, OW_RISK_READ, OW_TOOL_KIND_REQUEST_DIRECTORY, IMPL_INTERACTIVE);
             }

@@ -27,6 +27,7 @@ typedef enum {
   OW_TOOL_KIND_EXECUTE,            /* runs through execute_async */
   OW_TOOL_KIND_ASK_USER,           /* answered by the attendant */
   OW_TOOL_KIND_REQUEST_DIRECTORY,  /* answered by the attendant */
+  OW_TOOL_KIND_REQUEST_SITE,       /* a site card, answered by the attendant */
 } OwToolKind;
 
 typedef enum {

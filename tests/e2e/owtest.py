@@ -11,6 +11,7 @@ import time
 import unittest
 
 OPENWORKER = os.environ.get("OW_OPENWORKER", "build/app/openworker")
+OPENWORKER_PATH = os.path.abspath(OPENWORKER)
 MODEL_SERVER = os.environ.get("OW_MODEL_SERVER", "build/tests/model-server/ow-model-server")
 
 # Keys a test sets; each is unique so leaks can be searched for.
@@ -95,10 +96,42 @@ class RunTestCase(unittest.TestCase):
 
     def start(self, args, env, stdin=None, cwd=None):
         """Starts openworker with no controlling terminal."""
-        return subprocess.Popen([OPENWORKER, *args], cwd=cwd or self.ws, env=env,
+        return subprocess.Popen([OPENWORKER_PATH, *args], cwd=cwd or self.ws, env=env,
                                 stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 start_new_session=True)
+
+    def run_at_terminal(self, args, env, answers, timeout=30):
+        """Runs openworker with a controlling terminal; answers each prompt
+        that contains a key of @answers with its value. Returns (code, transcript)."""
+        import pty
+        import select
+        pid, fd = pty.fork()
+        if pid == 0:
+            try:
+                os.chdir(self.ws)
+                os.execve(OPENWORKER_PATH, [OPENWORKER_PATH, "run", "--out", self.out, *args], env)
+            finally:
+                os._exit(127)
+        transcript, pending = b"", list(answers)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            r, _, _ = select.select([fd], [], [], 0.5)
+            if not r:
+                continue
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            transcript += chunk
+            if pending and pending[0][0].encode() in transcript.split(b"\x00")[-1][-400:]:
+                prompt, reply = pending.pop(0)
+                transcript += b"\x00"  # marks the prompt as answered
+                os.write(fd, reply.encode() + b"\n")
+        _, status = os.waitpid(pid, 0)
+        return os.waitstatus_to_exitcode(status), transcript.decode("utf-8", "replace")
 
     def run_ow(self, args, env, stdin=None, cwd=None, out=True, timeout=60):
         argv = list(args)

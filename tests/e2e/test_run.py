@@ -6,6 +6,7 @@ check (atif_check.py: a JSON schema plus the validator's cross-field rules).
 import json
 import os
 import signal
+import subprocess
 import time
 import sqlite3
 import sys
@@ -100,7 +101,11 @@ class WireStyles(RunTestCase):
         self.assertEqual(summary["hosts"], [f"127.0.0.1:{server.port}"])
         self.assertEqual(summary["tokens"]["output"], 52)
         self.assertEqual(summary["args"]["approval_mode"], "bypass-approvals")
-        self.assertFalse(summary["web_tools"])
+        self.assertTrue(summary["web_tools"])
+        offered = [t["function"]["name"] if "function" in t else t.get("name") for t in reqs[0]["body"].get("tools", [])]
+        if style in ("openai-chat", "vllm"):
+            self.assertIn("web_fetch", offered)
+            self.assertIn("web_search", offered)
 
         events = r.lines("events.jsonl")
         self.assertEqual([e["seq"] for e in events], list(range(1, len(events) + 1)))
@@ -298,7 +303,7 @@ class Approvals(RunTestCase):
         self.assertEqual(answers[0]["answer"], "refused")
         db = sqlite3.connect(r.path("audit.db"))
         row = db.execute("SELECT status, provenance FROM audit_events WHERE stage = 'approval_resolved'").fetchone()
-        self.assertEqual(row, ("denied", "refused by rule"))
+        self.assertEqual(row, ("denied", "refused unattended"))
 
     def test_bypass_runs_and_dangerous_warns(self):
         server = self.server(self.WRITE)
@@ -462,37 +467,36 @@ class Results(RunTestCase):
             self.assertEqual(json.load(f), r.json("trajectory.json"))
 
 
+class WebTools(RunTestCase):
+    """web_search and web_fetch are offered unless --no-web-tools removes them."""
+
+    def test_no_web_tools_removes_them(self):
+        server = self.server({"turns": [{"text": "ok"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--no-web-tools", "--prompt", "x"], openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        offered = [t["function"]["name"] for t in server.requests()[0]["body"]["tools"]]
+        self.assertNotIn("web_fetch", offered)
+        self.assertNotIn("web_search", offered)
+        self.assertIn("read_file", offered)
+        summary = r.json("summary.json")
+        self.assertFalse(summary["web_tools"])
+        self.assertTrue(summary["args"]["no_web_tools"])
+
+    def test_web_fetch_refuses_this_machine(self):
+        # No sandbox, no list: the address guard still keeps web_fetch off
+        # loopback and private addresses (SSRF), and says why.
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "f1", "name": "web_fetch", "arguments": {"url": f"http://127.0.0.1:{1}/"}}]},
+            {"text": "done"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "x"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        sent = json.dumps(server.requests()[1]["body"])
+        self.assertIn("loopback", sent)
+
+
 class Terminal(RunTestCase):
     """Approvals and questions asked at a real terminal (a pseudo-terminal)."""
-
-    def run_at_terminal(self, args, env, answers, timeout=30):
-        """Runs openworker with a controlling terminal; answers each prompt
-        that contains a key of @answers with its value. Returns (code, transcript)."""
-        import pty
-        import select
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.chdir(self.ws)
-            os.execve(OPENWORKER_PATH, [OPENWORKER_PATH, "run", "--out", self.out, *args], env)
-        transcript, pending = b"", list(answers)
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            r, _, _ = select.select([fd], [], [], 0.5)
-            if not r:
-                continue
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            transcript += chunk
-            if pending and pending[0][0].encode() in transcript.split(b"\x00")[-1][-400:]:
-                prompt, reply = pending.pop(0)
-                transcript += b"\x00"  # marks the prompt as answered
-                os.write(fd, reply.encode() + b"\n")
-        _, status = os.waitpid(pid, 0)
-        return os.waitstatus_to_exitcode(status), transcript.decode("utf-8", "replace")
 
     def test_approve_once_and_for_session(self):
         server = self.server({"turns": [
@@ -512,6 +516,30 @@ class Terminal(RunTestCase):
         sent = json.dumps(server.requests()[3]["body"])
         self.assertIn("not that", sent)
         self.assertEqual(self.result_json("answers.json"), [])
+
+    def test_always_saves_a_standing_rule(self):
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "c1", "name": "run_shell", "arguments": {"command": "touch one.txt"}}]},
+            {"text": "done"}]})
+        env = openai_env(self, server)
+        code, transcript = self.run_at_terminal(["--model", "openai:gpt-4o", "--prompt", "x"], env, [("Allow?", "a")])
+        self.assertEqual(code, 0, transcript)
+        self.assertIn("[a] always", transcript)
+        rules = json.loads(subprocess.run([OPENWORKER_PATH, "rules", "list", "--json"], env=env, capture_output=True,
+                                          text=True).stdout)
+        self.assertEqual([(r["rule"], r["decision"], r["created_by"]) for r in rules],
+                         [("run_shell:touch one.txt", "allow", "person")])
+        self.assertTrue(os.path.exists(os.path.join(self.ws, "one.txt")))
+
+    def test_safety_check_offers_only_once(self):
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "c1", "name": "run_shell", "arguments": {"command": "cat ~/.ssh/config"}}]},
+            {"text": "done"}]})
+        code, transcript = self.run_at_terminal(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals",
+                                                 "--prompt", "x"], openai_env(self, server), [("Allow?", "n")])
+        self.assertEqual(code, 0, transcript)
+        self.assertIn("asked every time", transcript)
+        self.assertNotIn("[s] yes for this session", transcript)
 
     def test_question_answered_at_terminal(self):
         server = self.server({"turns": [

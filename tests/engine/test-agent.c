@@ -111,7 +111,7 @@ start (Fixture *f, const char *script, const char *mode, OwAttendant *attendant)
   g_autoptr(OwProvider) provider = NULL;
   g_autoptr(OwToolRegistry) tools = ow_tool_registry_new ();
   g_autoptr(OwExecutor) executor = NULL;
-  g_autoptr(OwPolicy) policy = ow_policy_new (NULL);
+  g_autoptr(OwPolicy) policy = ow_policy_new (NULL, NULL, NULL);
   g_autoptr(OwAttendant) rule = NULL;
   const char *groups[] = { "files", "search", "shell", "todo", "interaction", NULL };
   const char *envp[] = { "OPENAI_API_KEY=sk-test-agent-0123456789", NULL };

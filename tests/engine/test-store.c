@@ -166,8 +166,10 @@ test_config_layers (Fixture *f, gconstpointer data)
   g_assert_true (ow_config_get_int (config, "max_iterations", &n));
   g_assert_cmpint (n, ==, 20);
   deny = ow_config_get_strv (config, "policy.deny");
-  g_assert_cmpuint (g_strv_length (deny), ==, 2);
-  g_assert_cmpstr (deny[1], ==, "write_file:/etc/*");
+  g_assert_cmpuint (g_strv_length (deny), ==, 1);
+  g_assert_cmpstr (deny[0], ==, "run_shell:rm -rf /");
+  g_assert_cmpuint (g_strv_length ((char **) ow_config_get_project_deny (config)), ==, 1);
+  g_assert_cmpstr (ow_config_get_project_deny (config)[0], ==, "write_file:/etc/*");
   g_assert_null (ow_config_get_strv (config, "policy.allow"));
   g_assert_true (g_strv_contains (ow_config_get_ignored_project_keys (config), "approval_mode"));
   g_assert_true (g_strv_contains (ow_config_get_ignored_project_keys (config), "policy.allow"));
@@ -362,11 +364,49 @@ test_redact (void)
   g_assert_false (ow_env_name_is_secret ("DBUS_SESSION_BUS_ADDRESS"));
 }
 
+/* Several processes opening a brand-new database at once (a run and
+ * `openworker inbox list`) must each end up with the whole schema: the
+ * migrations are taken under the write lock, once. */
+static gpointer
+open_db_thread (gpointer path)
+{
+  g_autoptr(GError) error = NULL;
+  OwStore *store = ow_store_open (path, &error);
+
+  g_assert_no_error (error);
+  ow_store_free (store);
+  return NULL;
+}
+
+static void
+test_concurrent_first_open (Fixture *f, gconstpointer data)
+{
+  /* A race is timing-dependent: try several fresh files. */
+  for (guint round = 0; round < 6; round++)
+    {
+      g_autofree char *name = g_strdup_printf ("race-%u.db", round);
+      g_autofree char *path = g_build_filename (f->dir, name, NULL);
+      GThread *threads[12];
+      g_autoptr(GError) error = NULL;
+      OwStore *store;
+
+      for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+        threads[i] = g_thread_new ("open", open_db_thread, path);
+      for (guint i = 0; i < G_N_ELEMENTS (threads); i++)
+        g_thread_join (threads[i]);
+      store = ow_store_open (path, &error);
+      g_assert_no_error (error);
+      g_assert_true (ow_store_touch_workspace (store, "/tmp", &error));
+      ow_store_free (store);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add ("/ow/engine/store/session-roundtrip", Fixture, NULL, fixture_setup, test_session_roundtrip, fixture_teardown);
+  g_test_add ("/ow/engine/store/concurrent-first-open", Fixture, NULL, fixture_setup, test_concurrent_first_open, fixture_teardown);
   g_test_add ("/ow/engine/store/events-since", Fixture, NULL, fixture_setup, test_events_since, fixture_teardown);
   g_test_add ("/ow/engine/store/append-fails-cleanly", Fixture, NULL, fixture_setup, test_append_fails_cleanly, fixture_teardown);
   g_test_add ("/ow/engine/config/layers", Fixture, NULL, fixture_setup, test_config_layers, fixture_teardown);

@@ -116,6 +116,7 @@ typedef struct {
   gboolean     has_style;
   OwMsStyle    style;        /* every turn's expected style when has_style */
   GStrv        models;       /* for the model lists; never NULL */
+  GStrv        keys;         /* accepted API keys; empty = any request is accepted; never NULL */
   GPtrArray   *turns;        /* OwMsTurn* */
 } OwMsScript;
 

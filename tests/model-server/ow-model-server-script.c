@@ -680,6 +680,7 @@ ow_ms_script_free (OwMsScript *script)
   if (script == NULL)
     return;
   g_strfreev (script->models);
+  g_strfreev (script->keys);
   g_ptr_array_unref (script->turns);
   g_free (script);
 }
@@ -688,9 +689,10 @@ OwMsScript *
 ow_ms_script_compile (JsonNode  *root,
                       GError   **error)
 {
-  static const char *const keys[] = { "style", "models", "turns", "comment", NULL };
+  static const char *const keys[] = { "style", "models", "keys", "turns", "comment", NULL };
   g_autoptr(OwMsScript) script = g_new0 (OwMsScript, 1);
   g_autoptr(GStrvBuilder) models = g_strv_builder_new ();
+  g_autoptr(GStrvBuilder) api_keys = g_strv_builder_new ();
   g_autofree char *style = NULL;
   JsonObject *object;
   JsonNode *node;
@@ -738,6 +740,28 @@ ow_ms_script_compile (JsonNode  *root,
         }
     }
   script->models = g_strv_builder_end (models);
+
+  node = json_object_get_member (object, "keys");
+  if (node != NULL)
+    {
+      JsonArray *array = JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+
+      for (guint i = 0; array != NULL && i < json_array_get_length (array); i++)
+        {
+          if (!is_string (json_array_get_element (array, i)))
+            {
+              array = NULL;
+              break;
+            }
+          g_strv_builder_add (api_keys, json_array_get_string_element (array, i));
+        }
+      if (array == NULL)
+        {
+          fail (error, "keys", "must be an array of API keys");
+          return NULL;
+        }
+    }
+  script->keys = g_strv_builder_end (api_keys);
 
   node = json_object_get_member (object, "turns");
   if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))

@@ -33,6 +33,10 @@
  *                               (openai-chat, openai-responses, anthropic,
  *                               gemini, ollama), else 400 expectation failure
  *     "models": ["m1", …],      optional: for GET …/models, /api/tags, /api/show
+ *     "keys": ["k1", …],        optional: the API keys accepted; a request
+ *                               carrying none of them (Authorization: Bearer,
+ *                               x-api-key, x-goog-api-key, ?key=) gets the
+ *                               wire's bad_key answer and consumes no turn
  *     "turns": [ TURN, … ] }
  *
  *   TURN (every key optional; unknown keys are an error):
@@ -966,6 +970,70 @@ serve_model_request (OwModelServer     *self,
     send_reply (ex);
 }
 
+/* ---- API keys ------------------------------------------------------------ */
+
+/* Whether the request carries one of the script's keys (any, when the
+ * script lists none). */
+static gboolean
+request_has_key (OwModelServer     *self,
+                 SoupServerMessage *msg,
+                 GHashTable        *query)
+{
+  SoupMessageHeaders *headers = soup_server_message_get_request_headers (msg);
+  const char *authorization = soup_message_headers_get_one (headers, "authorization");
+  const char *candidates[4] = { NULL };
+
+  if (self->script->keys[0] == NULL)
+    return TRUE;
+  if (authorization != NULL && g_ascii_strncasecmp (authorization, "Bearer ", 7) == 0)
+    candidates[0] = authorization + 7;
+  candidates[1] = soup_message_headers_get_one (headers, "x-api-key");
+  candidates[2] = soup_message_headers_get_one (headers, "x-goog-api-key");
+  candidates[3] = query != NULL ? g_hash_table_lookup (query, "key") : NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+    if (candidates[i] != NULL && g_strv_contains ((const char *const *) self->script->keys, candidates[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* The wire's answer to a bad key, as the service words it. */
+static void
+respond_bad_key (OwModelServer     *self,
+                 SoupServerMessage *msg,
+                 OwMsStyle          style)
+{
+  OwMsError error = { .kind = OW_MS_ERROR_BAD_KEY, .retry_after = -1 };
+  g_autoptr(GPtrArray) no_calls = g_ptr_array_new ();
+  OwMsTurn turn = { .tool_calls = no_calls, .error = &error, .stream = 0, .drop_after = -1, .repeat = 1 };
+  SoupMessageHeaders *headers = soup_server_message_get_response_headers (msg);
+  OwMsReply reply;
+
+  ow_ms_reply_init (&reply);
+  reply.turn = &turn;
+  reply.model = DEFAULT_MODEL;
+  reply.rand = self->rand;
+  builders[style] (&reply);
+  soup_server_message_set_status (msg, reply.status, ow_ms_status_phrase (reply.status));
+  for (guint i = 0; i < reply.headers->len; i += 2)
+    soup_message_headers_append (headers, reply.headers->pdata[i], reply.headers->pdata[i + 1]);
+  soup_server_message_set_response (msg, reply.content_type, SOUP_MEMORY_COPY, reply.body->str, reply.body->len);
+  ow_ms_reply_clear (&reply);
+}
+
+/* The style a model-list or discovery route answers in. */
+static OwMsStyle
+style_for_info (SoupServerMessage *msg,
+                const char        *path)
+{
+  if (strstr (path, "/v1beta/") != NULL)
+    return OW_MS_STYLE_GEMINI;
+  if (soup_message_headers_get_one (soup_server_message_get_request_headers (msg), "anthropic-version") != NULL)
+    return OW_MS_STYLE_ANTHROPIC;
+  if (g_str_has_prefix (path, "/api/"))
+    return OW_MS_STYLE_OLLAMA;
+  return OW_MS_STYLE_OPENAI_CHAT;
+}
+
 /* ---- Other routes -------------------------------------------------------- */
 
 static gboolean
@@ -1201,7 +1269,14 @@ on_server_request_cb (SoupServer        *server,
 
   record = json_object_ref (record_request (self, msg, path, &body));
   if (g_str_equal (method, "POST") && style_for_path (path, &style, &gemini_model, &gemini_stream))
-    serve_model_request (self, msg, path, query, style, gemini_model, gemini_stream, record, body);
+    {
+      if (request_has_key (self, msg, query))
+        serve_model_request (self, msg, path, query, style, gemini_model, gemini_stream, record, body);
+      else
+        respond_bad_key (self, msg, style);
+    }
+  else if (!request_has_key (self, msg, query))
+    respond_bad_key (self, msg, style_for_info (msg, path));
   else if (!serve_info (self, msg, method, path, body))
     {
       g_autoptr(JsonObject) answer = json_object_new ();

@@ -1,0 +1,978 @@
+/* ow-session-host.c: live sessions in a long-running process (see
+ * ow-session-host.h).
+ *
+ * Each loaded session is a Live: the OwSession, and — built when the first
+ * turn needs them — its agent and its sandbox. The agent is dropped and
+ * rebuilt when the model changes; the sandbox lives as long as the Live.
+ * All asks go to the host's inbox through one inbox attendant, so answering
+ * from any surface is ow_inbox_resolve() on the item, wherever it came from.
+ *
+ * A turn: (start the sandbox if it is not running) → ow_agent_run_message_async
+ * → "turn_done". A session found with a turn that never finished (the
+ * process died) gets "interrupted" and "turn_done" when it is loaded, and
+ * its history is repaired (tool calls without results are answered
+ * "interrupted") so that a retry can continue it.
+ */
+#define G_LOG_DOMAIN "ow-session-host"
+
+#include "core/ow-session-host.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "core/ow-agent.h"
+#include "core/ow-coworker.h"
+#include "ow-error.h"
+#include "ow-json.h"
+#include "providers/ow-provider-catalog.h"
+#include "policy/ow-policy.h"
+#include "policy/ow-reviewer.h"
+#include "sandbox/ow-session-sandbox.h"
+#include "store/ow-model-config.h"
+#include "tools/ow-web-tools.h"
+
+G_DEFINE_QUARK (ow-host-error-quark, ow_host_error)
+
+typedef struct {
+  OwSessionHost    *host;        /* borrowed: the host owns the Live */
+  OwSession        *session;
+  OwAgent          *agent;       /* NULL until the first turn, or after a model change */
+  OwSessionSandbox *sandbox;     /* NULL until the first turn */
+  gboolean          sandbox_up;  /* started and proved */
+  GCancellable     *turn;        /* the running turn's, or NULL when idle */
+  JsonObject       *pending;     /* the user message waiting for the sandbox to start */
+  char             *request;     /* its text */
+  gulong            event_id;
+} Live;
+
+struct _OwSessionHost
+{
+  GObject      parent_instance;
+
+  OwContext   *ctx;
+  char        *origin;
+  OwInbox     *inbox;
+  OwAttendant *attendant;
+  OwPolicy    *policy;
+  GHashTable  *live;     /* session id → Live* */
+};
+
+enum {
+  SIGNAL_SESSION_EVENT,
+  SIGNAL_SESSIONS_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+static void settle (Live *live);
+
+G_DEFINE_FINAL_TYPE (OwSessionHost, ow_session_host, G_TYPE_OBJECT)
+
+static void
+live_free (Live *live)
+{
+  if (live->turn != NULL)
+    g_cancellable_cancel (live->turn);
+  if (live->event_id != 0)
+    g_signal_handler_disconnect (live->session, live->event_id);
+  if (live->sandbox != NULL)
+    ow_session_sandbox_stop (live->sandbox);
+  g_clear_object (&live->agent);
+  g_clear_object (&live->sandbox);
+  g_clear_object (&live->turn);
+  g_clear_pointer (&live->pending, json_object_unref);
+  g_free (live->request);
+  g_clear_object (&live->session);
+  g_free (live);
+}
+
+static void
+emit_event (Live *live, const char *type, JsonObject *data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!ow_session_emit (live->session, type, data != NULL ? data : json_object_new (), &error))
+    g_warning ("Could not record %s for session %s: %s", type, ow_session_get_id (live->session), error->message);
+}
+
+static void
+on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
+{
+  Live *live = user_data;
+
+  g_signal_emit (live->host, signals[SIGNAL_SESSION_EVENT], 0, ow_session_get_id (session), event);
+}
+
+/* ---- Recovery after a crash -------------------------------------------- */
+
+typedef struct {
+  char *type;
+} LastEvent;
+
+static void
+last_event_cb (gint64 seq, gint64 ts_ms, const char *type, const char *data, gpointer user_data)
+{
+  LastEvent *last = user_data;
+
+  g_free (last->type);
+  last->type = g_strdup (type);
+}
+
+/* Answers, as interrupted, every tool call of the last assistant message
+ * that has no result, so the history is valid for any provider again. */
+static void
+repair_history (Live *live)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (live->session));
+  g_autoptr(GHashTable) answered = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = n; i > 0; i--)
+    {
+      JsonObject *msg = ow_session_get_message_json (live->session, i - 1);
+      const char *role = ow_json_get_string (msg, "role");
+      JsonArray *calls;
+
+      if (g_strcmp0 (role, "tool") == 0)
+        {
+          const char *id = ow_json_get_string (msg, "tool_call_id");
+          if (id != NULL)
+            g_hash_table_add (answered, (gpointer) id);
+          continue;
+        }
+      if (g_strcmp0 (role, "assistant") != 0)
+        return;
+      calls = ow_json_get_array (msg, "tool_calls");
+      for (guint c = 0; calls != NULL && c < json_array_get_length (calls); c++)
+        {
+          JsonObject *call = json_array_get_object_element (calls, c);
+          const char *id = call != NULL ? ow_json_get_string (call, "id") : NULL;
+          g_autoptr(GError) error = NULL;
+
+          if (id == NULL || g_hash_table_contains (answered, id))
+            continue;
+          {
+            g_autoptr(JsonObject) result = ow_message_json_tool (
+              id, "{\"error\":\"interrupted: OpenWorker stopped before this tool call finished; it may or may not "
+                  "have run. Check before repeating it.\"}");
+            if (!ow_session_append_message (live->session, result, &error))
+              g_warning ("Could not repair session %s: %s", ow_session_get_id (live->session), error->message);
+          }
+        }
+      return;
+    }
+}
+
+static void
+recover (Live *live)
+{
+  OwStore *store = ow_context_get_store (live->host->ctx);
+  const char *id = ow_session_get_id (live->session);
+  gint64 last = ow_session_get_last_seq (live->session);
+  LastEvent ev = { NULL };
+
+  if (last <= 0)
+    return;
+  ow_store_event_foreach_since (store, id, last - 1, last_event_cb, &ev, NULL);
+  if (ev.type != NULL && !g_str_equal (ev.type, "turn_done"))
+    {
+      if (!g_str_equal (ev.type, "turn_end") && !g_str_equal (ev.type, "interrupted"))
+        {
+          JsonObject *data = json_object_new ();
+          json_object_set_int_member (data, "iterations", 0);
+          json_object_set_string_member (data, "reason", "OpenWorker stopped during this turn; retry to continue it.");
+          json_object_set_boolean_member (data, "retryable", TRUE);
+          emit_event (live, "interrupted", data);
+        }
+      repair_history (live);
+      emit_event (live, "turn_done", NULL);
+    }
+  g_free (ev.type);
+}
+
+/* ---- Loading ------------------------------------------------------------ */
+
+static Live *
+adopt (OwSessionHost *self, OwSession *session)
+{
+  Live *live = g_new0 (Live, 1);
+
+  live->host = self;
+  live->session = session;
+  live->event_id = g_signal_connect (session, "event", G_CALLBACK (on_session_event_cb), live);
+  g_hash_table_insert (self->live, g_strdup (ow_session_get_id (session)), live);
+  return live;
+}
+
+static Live *
+lookup (OwSessionHost *self, const char *session_id, GError **error)
+{
+  Live *live = g_hash_table_lookup (self->live, session_id);
+  g_autoptr(GError) local = NULL;
+  OwSession *session;
+
+  if (live != NULL)
+    return live;
+  session = ow_session_load (ow_context_get_store (self->ctx), session_id, &local);
+  if (session == NULL)
+    {
+      if (g_error_matches (local, OW_STORE_ERROR, OW_STORE_ERROR_NOT_FOUND))
+        g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_NOT_FOUND, "There is no session %s.", session_id);
+      else
+        g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  live = adopt (self, session);
+  recover (live);
+  return live;
+}
+
+OwSession *
+ow_session_host_get (OwSessionHost *self, const char *session_id, GError **error)
+{
+  Live *live;
+
+  g_return_val_if_fail (OW_IS_SESSION_HOST (self), NULL);
+  g_return_val_if_fail (session_id != NULL, NULL);
+
+  live = lookup (self, session_id, error);
+  return live != NULL ? g_object_ref (live->session) : NULL;
+}
+
+static char *
+new_id (void)
+{
+  return g_strdup_printf ("%08x%04x", g_random_int (), g_random_int () & 0xffff);
+}
+
+OwSession *
+ow_session_host_create (OwSessionHost *self, const OwSessionSpec *spec, GError **error)
+{
+  OwSessionSpec s = *spec;
+  g_autofree char *id = spec->session_id != NULL ? g_strdup (spec->session_id) : new_id ();
+  g_autofree char *scratch = NULL;
+  g_autoptr(OwModelConfig) model_config = NULL;
+  OwSession *session;
+
+  g_return_val_if_fail (OW_IS_SESSION_HOST (self), NULL);
+
+  s.session_id = id;
+  if (s.coworker == NULL)
+    s.coworker = "cowork";
+  if (ow_coworker_lookup (s.coworker) == NULL)
+    {
+      g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "There is no coworker \"%s\".", s.coworker);
+      return NULL;
+    }
+  if (s.mode == NULL)
+    s.mode = ow_config_get_string (ow_context_get_config (self->ctx), "approval_mode");
+  if (s.mode == NULL)
+    s.mode = "ask";
+  if (ow_approval_mode_canonical (s.mode) == NULL)
+    {
+      g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "\"%s\" is not an approval mode.", s.mode);
+      return NULL;
+    }
+  s.mode = ow_approval_mode_canonical (s.mode);
+  if (s.model == NULL)
+    s.model = ow_context_default_model (self->ctx);
+  if (s.model == NULL && !ow_context_is_isolated (self->ctx))
+    {
+      g_autofree char *path = g_build_filename (ow_context_get_paths (self->ctx)->config_dir, "model_config.json", NULL);
+      model_config = ow_model_config_load (path, NULL);
+      if (model_config != NULL)
+        s.model = ow_model_config_default_model (model_config);
+    }
+  if (s.origin == NULL)
+    s.origin = self->origin;
+  if (s.workspace == NULL)
+    {
+      /* A session without a folder works in a scratch folder of its own. */
+      scratch = g_build_filename (ow_context_get_paths (self->ctx)->state_dir, "scratch", id, NULL);
+      if (g_mkdir_with_parents (scratch, 0700) != 0)
+        {
+          g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "Could not create %s: %s", scratch,
+                       g_strerror (errno));
+          return NULL;
+        }
+      s.workspace = scratch;
+    }
+  else if (!g_file_test (s.workspace, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "%s is not a folder.", s.workspace);
+      return NULL;
+    }
+  session = ow_session_new (ow_context_get_store (self->ctx), &s, error);
+  if (session == NULL)
+    return NULL;
+  if (spec->workspace != NULL)
+    ow_store_touch_workspace (ow_context_get_store (self->ctx), ow_session_get_workspace (session), NULL);
+  adopt (self, session);
+  g_signal_emit (self, signals[SIGNAL_SESSIONS_CHANGED], 0);
+  return g_object_ref (session);
+}
+
+void
+ow_session_host_unload (OwSessionHost *self, const char *session_id)
+{
+  Live *live;
+
+  g_return_if_fail (OW_IS_SESSION_HOST (self));
+  live = g_hash_table_lookup (self->live, session_id);
+  if (live == NULL)
+    return;
+  settle (live);
+  g_hash_table_remove (self->live, session_id);
+}
+
+gboolean
+ow_session_host_delete (OwSessionHost *self, const char *session_id, GError **error)
+{
+  g_autoptr(GPtrArray) items = NULL;
+  Live *live;
+
+  g_return_val_if_fail (OW_IS_SESSION_HOST (self), FALSE);
+
+  live = lookup (self, session_id, error);
+
+  if (live == NULL)
+    return FALSE;
+  settle (live);
+  g_hash_table_remove (self->live, session_id);
+  items = ow_inbox_list (self->inbox, TRUE, NULL);
+  for (guint i = 0; items != NULL && i < items->len; i++)
+    {
+      OwInboxItem *item = g_ptr_array_index (items, i);
+      if (g_strcmp0 (item->session_id, session_id) == 0)
+        ow_inbox_resolve (self->inbox, item->id, "deny", "session deleted", NULL);
+    }
+  if (!ow_store_session_delete (ow_context_get_store (self->ctx), session_id, error))
+    return FALSE;
+  g_signal_emit (self, signals[SIGNAL_SESSIONS_CHANGED], 0);
+  return TRUE;
+}
+
+/* ---- Building the agent ------------------------------------------------- */
+
+static gboolean
+ensure_sandbox (Live *live, GError **error)
+{
+  OwSessionHost *self = live->host;
+  OwSessionSandboxOptions options = {
+    .config = ow_context_get_config (self->ctx),
+    .paths = ow_context_get_paths (self->ctx),
+    .session_id = ow_session_get_id (live->session),
+    .roots = ow_session_get_roots (live->session),
+    .cwd = ow_session_get_workspace (live->session),
+    .isolated = ow_context_is_isolated (self->ctx),
+  };
+
+  if (live->sandbox != NULL)
+    return TRUE;
+  live->sandbox = ow_session_sandbox_new (&options, error);
+  return live->sandbox != NULL;
+}
+
+static gboolean
+build_agent (Live *live, GError **error)
+{
+  OwSessionHost *self = live->host;
+  OwContext *ctx = self->ctx;
+  OwSession *session = live->session;
+  const char *model = ow_session_get_model (session);
+  const OwCoworker *coworker = ow_coworker_lookup (ow_session_get_coworker (session));
+  g_autoptr(OwProvider) provider = NULL;
+  g_autoptr(OwToolRegistry) tools = NULL;
+  g_autoptr(OwModelConfig) model_config = NULL;
+  g_auto(OwModelSettings) settings = { 0 };
+  g_autofree char *bare = NULL;
+  g_autofree char *instructions = NULL;
+  g_autofree char *spill = NULL;
+  gboolean listed;
+  gint64 cap = 150, result_max = 10000;
+
+  if (live->agent != NULL)
+    return TRUE;
+  if (model == NULL || *model == '\0')
+    {
+      g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID,
+                           "No model is chosen for this session. Add a key in Models & Keys and pick a model.");
+      return FALSE;
+    }
+  if (coworker == NULL)
+    coworker = ow_coworker_lookup ("cowork");
+  provider = ow_context_create_provider (ctx, model, &bare, NULL, error);
+  if (provider == NULL)
+    return FALSE;
+  if (!ensure_sandbox (live, error))
+    return FALSE;
+
+  tools = ow_tool_registry_new ();
+  if (!ow_tool_registry_add_builtins (tools, coworker->tool_groups, error))
+    return FALSE;
+  listed = !g_str_equal (ow_session_sandbox_get_provider (live->sandbox), "direct")
+           && g_str_equal (ow_session_sandbox_get_network (live->sandbox), "allowlist");
+  {
+    g_autoptr(OwWebAccess) access = ow_web_access_new (ow_context_get_http (ctx),
+                                                       ow_session_sandbox_get_guard (live->sandbox),
+                                                       listed ? ow_session_sandbox_get_sites (live->sandbox) : NULL,
+                                                       ow_session_get_id (session));
+    const char *search = ow_config_get_string (ow_context_get_config (ctx), "web_search_provider");
+    if (search != NULL)
+      ow_web_access_set_search_provider (access, search);
+    ow_web_tools_register (tools, access);
+  }
+  if (listed)
+    {
+      static const char *const network_group[] = { "network", NULL };
+      if (!ow_tool_registry_add_builtins (tools, network_group, error))
+        return FALSE;
+    }
+
+  live->agent = ow_agent_new (session, provider, bare, tools, OW_EXECUTOR (live->sandbox), self->policy,
+                              self->attendant, ow_context_get_audit (ctx));
+  {
+    const OwPaths *p = ow_context_get_paths (ctx);
+    const char *dirs[] = { p->config_dir, p->state_dir, p->runtime_dir, NULL };
+    ow_agent_set_agent_dirs (live->agent, dirs);
+  }
+  if (listed)
+    ow_agent_set_sites (live->agent, ow_session_sandbox_get_sites (live->sandbox),
+                        ow_session_sandbox_get_guard (live->sandbox));
+  instructions = ow_coworker_build_instructions (coworker, ow_session_get_workspace (session),
+                                                 ow_session_get_roots (session));
+  ow_agent_set_instructions (live->agent, instructions);
+  ow_config_get_int (ow_context_get_config (ctx), "max_iterations", &cap);
+  ow_agent_set_max_iterations (live->agent, (guint) CLAMP (cap, 1, G_MAXUINT));
+  ow_config_get_int (ow_context_get_config (ctx), "tool_result_max_bytes", &result_max);
+  if (!ow_context_is_isolated (ctx))
+    {
+      g_autofree char *path = g_build_filename (ow_context_get_paths (ctx)->config_dir, "model_config.json", NULL);
+      model_config = ow_model_config_load (path, NULL);
+    }
+  if (model_config != NULL && ow_model_config_lookup (model_config, model, &settings))
+    {
+      if (settings.max_output_tokens > 0)
+        ow_agent_set_max_output_tokens (live->agent, settings.max_output_tokens);
+      ow_agent_set_reasoning_effort (live->agent, settings.reasoning_effort);
+      ow_agent_set_sampling (live->agent, settings.temperature, settings.top_p, settings.context_size,
+                             settings.thinking);
+    }
+  spill = g_build_filename (ow_context_get_paths (ctx)->state_dir, "tool-output", ow_session_get_id (session), NULL);
+  if (!ow_agent_set_tool_result_limit (live->agent, (gsize) MAX (result_max, 0), spill, error))
+    {
+      g_clear_object (&live->agent);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* auto-approve needs its reviewer; the mode can change between turns. */
+static gboolean
+ensure_reviewer (Live *live, GError **error)
+{
+  OwContext *ctx = live->host->ctx;
+  const char *reviewer_model;
+  const OwCoworker *coworker;
+  g_autoptr(OwProvider) provider = NULL;
+  g_autoptr(OwReviewer) reviewer = NULL;
+  g_autofree char *bare = NULL;
+
+  if (!g_str_equal (ow_session_get_mode (live->session), "auto-approve") || ow_agent_get_reviewer (live->agent) != NULL)
+    return TRUE;
+  reviewer_model = ow_config_get_string (ow_context_get_config (ctx), "reviewer_model");
+  provider = ow_context_create_provider (ctx, reviewer_model != NULL ? reviewer_model : ow_session_get_model (live->session),
+                                         &bare, NULL, error);
+  if (provider == NULL)
+    {
+      g_prefix_error (error, "auto-approve needs a reviewer model: ");
+      return FALSE;
+    }
+  coworker = ow_coworker_lookup (ow_session_get_coworker (live->session));
+  if (coworker == NULL)
+    coworker = ow_coworker_lookup ("cowork");
+  reviewer = ow_reviewer_new (provider, bare, 0);
+  ow_agent_set_reviewer (live->agent, reviewer, coworker->title, coworker->prompt, coworker->approval_guidance);
+  return TRUE;
+}
+
+/* ---- Turns ---------------------------------------------------------------- */
+
+static void
+turn_over (Live *live)
+{
+  g_clear_object (&live->turn);
+  g_clear_pointer (&live->pending, json_object_unref);
+  g_clear_pointer (&live->request, g_free);
+  emit_event (live, "turn_done", NULL);
+}
+
+/* A turn that could not start: the reason as an "error" event, then turn_done. */
+static void
+turn_failed (Live *live, const GError *error)
+{
+  JsonObject *data = json_object_new ();
+
+  json_object_set_string_member (data, "error", error->message);
+  json_object_set_string_member (data, "error_type",
+                                 error->domain == OW_SANDBOX_ERROR ? "SandboxError"
+                                 : error->domain == OW_PROVIDER_ERROR ? "ProviderError" : "SetupError");
+  emit_event (live, "error", data);
+  turn_over (live);
+}
+
+static void
+on_turn_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autofree char *id = user_data;
+  OwSessionHost *self = g_object_get_data (source, "ow-host");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwTurnResult) turn = ow_agent_run_finish (OW_AGENT (source), result, &error);
+  Live *live = self != NULL ? g_hash_table_lookup (self->live, id) : NULL;
+
+  if (live == NULL || live->agent != OW_AGENT (source))
+    return;  /* unloaded or rebuilt meanwhile */
+  if (turn == NULL)
+    {
+      turn_failed (live, error);
+      return;
+    }
+  turn_over (live);
+}
+
+static void
+run_turn (Live *live)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!ensure_reviewer (live, &error))
+    {
+      turn_failed (live, error);
+      return;
+    }
+  g_object_set_data (G_OBJECT (live->agent), "ow-host", live->host);
+  ow_agent_run_message_async (live->agent, live->pending, live->request, live->turn, on_turn_done_cb,
+                              g_strdup (ow_session_get_id (live->session)));
+}
+
+static void
+on_sandbox_started_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autofree char *id = user_data;
+  g_autoptr(GError) error = NULL;
+  gboolean ok = ow_session_sandbox_start_finish (OW_SESSION_SANDBOX (source), result, &error);
+  OwSessionHost *self = g_object_get_data (source, "ow-host");
+  Live *live = self != NULL ? g_hash_table_lookup (self->live, id) : NULL;
+
+  if (live == NULL || live->sandbox != OW_SESSION_SANDBOX (source) || live->turn == NULL)
+    return;
+  if (!ok)
+    {
+      /* Never run without the wall: the turn is refused with the reason. */
+      g_prefix_error (&error, "The %s sandbox could not be started, so nothing was run: ",
+                      ow_session_sandbox_get_provider (live->sandbox));
+      g_clear_object (&live->agent);
+      ow_session_sandbox_stop (live->sandbox);
+      g_clear_object (&live->sandbox);
+      turn_failed (live, error);
+      return;
+    }
+  live->sandbox_up = TRUE;
+  run_turn (live);
+}
+
+static gboolean
+start_turn (Live *live, JsonObject *user, const char *request, GError **error)
+{
+  g_autoptr(GError) local = NULL;
+
+  if (live->turn != NULL)
+    {
+      g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_BUSY,
+                           "This session is already running a turn. Wait for it to finish or stop it.");
+      return FALSE;
+    }
+  live->turn = g_cancellable_new ();
+  live->pending = user != NULL ? json_object_ref (user) : NULL;
+  live->request = g_strdup (request);
+  if (!build_agent (live, &local))
+    {
+      /* Reported on the session, where every surface sees it. */
+      JsonObject *data = json_object_new ();
+      json_object_set_string_member (data, "input", request != NULL ? request : "");
+      emit_event (live, "turn_start", data);
+      turn_failed (live, local);
+      return TRUE;
+    }
+  if (!live->sandbox_up && !g_str_equal (ow_session_sandbox_get_provider (live->sandbox), "direct"))
+    {
+      g_object_set_data (G_OBJECT (live->sandbox), "ow-host", live->host);
+      ow_session_sandbox_start_async (live->sandbox, NULL, on_sandbox_started_cb,
+                                      g_strdup (ow_session_get_id (live->session)));
+      return TRUE;
+    }
+  live->sandbox_up = TRUE;
+  run_turn (live);
+  return TRUE;
+}
+
+/* Stops @live's turn and waits (at most 5 s) for the agent to wind down,
+ * so nothing it still writes lands after the session or the store is gone. */
+static void
+settle (Live *live)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  if (live->turn == NULL)
+    return;
+  g_cancellable_cancel (live->turn);
+  while (live->turn != NULL && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  if (live->turn != NULL)
+    g_warning ("The turn of session %s did not stop within 5 s.", ow_session_get_id (live->session));
+}
+
+gboolean
+ow_session_host_send (OwSessionHost *self,
+                      const char    *session_id,
+                      const char    *text,
+                      JsonArray     *attachments,
+                      GError       **error)
+{
+  Live *live;
+  g_autoptr(JsonObject) user = NULL;
+  g_autoptr(GError) local = NULL;
+
+  g_return_val_if_fail (OW_IS_SESSION_HOST (self), FALSE);
+
+  live = lookup (self, session_id, error);
+  if (live == NULL)
+    return FALSE;
+  if (live->turn != NULL)
+    {
+      g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_BUSY,
+                           "This session is already running a turn. Wait for it to finish or stop it.");
+      return FALSE;
+    }
+  user = ow_message_json_user_parts (text, attachments, &local);
+  if (user == NULL)
+    {
+      g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, local->message);
+      return FALSE;
+    }
+  return start_turn (live, user, text != NULL ? text : "", error);
+}
+
+gboolean
+ow_session_host_retry (OwSessionHost *self, const char *session_id, GError **error)
+{
+  Live *live = lookup (self, session_id, error);
+  guint n;
+  JsonObject *tail;
+
+  if (live == NULL)
+    return FALSE;
+  n = g_list_model_get_n_items (G_LIST_MODEL (live->session));
+  tail = n > 0 ? ow_session_get_message_json (live->session, n - 1) : NULL;
+  if (tail == NULL || g_strcmp0 (ow_json_get_string (tail, "role"), "system") == 0)
+    {
+      g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "There is nothing to retry yet.");
+      return FALSE;
+    }
+  if (g_strcmp0 (ow_json_get_string (tail, "role"), "assistant") == 0 && ow_json_get_array (tail, "tool_calls") == NULL)
+    {
+      g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID,
+                           "The last turn finished with an answer; send a new message instead.");
+      return FALSE;
+    }
+  repair_history (live);
+  return start_turn (live, NULL, NULL, error);
+}
+
+gboolean
+ow_session_host_is_running (OwSessionHost *self, const char *session_id)
+{
+  Live *live = g_hash_table_lookup (self->live, session_id);
+
+  return live != NULL && live->turn != NULL;
+}
+
+void
+ow_session_host_interrupt (OwSessionHost *self, const char *session_id)
+{
+  Live *live = g_hash_table_lookup (self->live, session_id);
+
+  if (live != NULL && live->turn != NULL)
+    g_cancellable_cancel (live->turn);
+}
+
+GPtrArray *
+ow_session_host_dup_running (OwSessionHost *self)
+{
+  GPtrArray *ids = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer key, value;
+
+  g_hash_table_iter_init (&iter, self->live);
+  while (g_hash_table_iter_next (&iter, &key, &value))
+    if (((Live *) value)->turn != NULL)
+      g_ptr_array_add (ids, key);
+  return ids;
+}
+
+/* ---- Live changes ------------------------------------------------------------- */
+
+gboolean
+ow_session_host_set_mode (OwSessionHost *self, const char *session_id, const char *mode, gboolean allow_dangerous,
+                          GError **error)
+{
+  Live *live = lookup (self, session_id, error);
+  const char *canonical = mode != NULL ? ow_approval_mode_canonical (mode) : NULL;
+  JsonObject *data;
+
+  if (live == NULL)
+    return FALSE;
+  if (canonical == NULL)
+    {
+      g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "\"%s\" is not an approval mode.", mode != NULL ? mode : "");
+      return FALSE;
+    }
+  if (g_str_equal (canonical, "dangerously-bypass-approvals") && !allow_dangerous)
+    {
+      g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID,
+                           "dangerously-bypass-approvals switches the safety checks off; it can only be chosen "
+                           "for a headless run on a disposable machine, not from here.");
+      return FALSE;
+    }
+  if (!ow_session_set_mode (live->session, canonical, error))
+    return FALSE;
+  data = json_object_new ();
+  json_object_set_string_member (data, "mode", canonical);
+  emit_event (live, "mode_changed", data);
+  return TRUE;
+}
+
+gboolean
+ow_session_host_set_model (OwSessionHost *self, const char *session_id, const char *model, GError **error)
+{
+  Live *live = lookup (self, session_id, error);
+  g_autofree char *text = NULL;
+  JsonObject *data;
+
+  if (live == NULL)
+    return FALSE;
+  if (live->turn != NULL)
+    {
+      g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_BUSY,
+                           "The model can change between turns only; stop the turn or wait for it.");
+      return FALSE;
+    }
+  /* The id must name a known provider; its key is checked when a turn starts. */
+  {
+    g_autoptr(GError) local = NULL;
+    if (model == NULL || !ow_model_id_split (model, NULL, NULL, &local))
+      {
+        g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID,
+                             local != NULL ? local->message : "No model was given.");
+        return FALSE;
+      }
+  }
+  if (!ow_session_set_model (live->session, model, error))
+    return FALSE;
+  g_clear_object (&live->agent);
+  data = json_object_new ();
+  text = g_strdup_printf ("Switched to %s.", model);
+  json_object_set_string_member (data, "model", model);
+  json_object_set_string_member (data, "text", text);
+  emit_event (live, "model_changed", data);
+  return TRUE;
+}
+
+gboolean
+ow_session_host_add_root (OwSessionHost *self, const char *session_id, const char *path, gboolean writable,
+                          GError **error)
+{
+  Live *live = lookup (self, session_id, error);
+
+  if (live == NULL)
+    return FALSE;
+  if (!ow_session_add_root (live->session, path, writable, "added", error))
+    return FALSE;
+  if (live->sandbox != NULL)
+    ow_executor_set_roots (OW_EXECUTOR (live->sandbox), ow_session_get_roots (live->session));
+  return TRUE;
+}
+
+/* ---- Answers ----------------------------------------------------------------- */
+
+gboolean
+ow_session_host_answer (OwSessionHost *self,
+                        const char    *session_id,
+                        const char    *call_id,
+                        JsonObject    *answer,
+                        const char    *answered_by,
+                        GError       **error)
+{
+  g_autoptr(GPtrArray) items = NULL;
+  OwInboxItem *item = NULL;
+  g_autofree char *resolution = NULL;
+  g_autoptr(GError) local = NULL;
+
+  g_return_val_if_fail (OW_IS_SESSION_HOST (self), FALSE);
+  g_return_val_if_fail (answer != NULL, FALSE);
+
+  items = ow_inbox_list (self->inbox, TRUE, error);
+  if (items == NULL)
+    return FALSE;
+  for (guint i = 0; i < items->len; i++)
+    {
+      OwInboxItem *it = g_ptr_array_index (items, i);
+      if (g_strcmp0 (it->session_id, session_id) == 0 && (call_id == NULL || g_strcmp0 (it->call_id, call_id) == 0))
+        {
+          item = it;
+          break;
+        }
+    }
+  if (item == NULL)
+    {
+      g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_NO_ASK, "Nothing in session %s is waiting for that answer "
+                   "(it may have been answered elsewhere).", session_id);
+      return FALSE;
+    }
+
+  if (g_str_equal (item->kind, "approval"))
+    {
+      const char *decision = ow_json_get_string (answer, "decision");
+      g_autoptr(JsonObject) r = json_object_new ();
+
+      if (decision == NULL)
+        {
+          g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "An approval needs a decision.");
+          return FALSE;
+        }
+      if (g_str_equal (decision, "readonly_session"))
+        {
+          /* "No, and stop asking me to change things": this call is denied
+           * and the session continues read-only. */
+          if (!ow_session_host_set_mode (self, session_id, "plan", FALSE, error))
+            return FALSE;
+          json_object_set_string_member (r, "decision", "deny");
+          json_object_set_string_member (r, "reason", "the person made this session read-only");
+        }
+      else
+        {
+          static const char *const known[] = { "once", "allow", "always_tool", "always_command", "session",
+                                               "always_task", "always", "deny", NULL };
+          if (!g_strv_contains (known, decision))
+            {
+              g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "\"%s\" is not an approval decision.", decision);
+              return FALSE;
+            }
+          json_object_set_string_member (r, "decision", decision);
+          if (ow_json_get_string (answer, "reason") != NULL)
+            json_object_set_string_member (r, "reason", ow_json_get_string (answer, "reason"));
+        }
+      resolution = ow_json_object_to_string (r);
+    }
+  else
+    resolution = ow_json_object_to_string (answer);
+
+  if (!ow_inbox_resolve (self->inbox, item->id, resolution, answered_by != NULL ? answered_by : "person", &local))
+    {
+      g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_ANSWERED, "%s", local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- Object ------------------------------------------------------------------ */
+
+OwSessionHost *
+ow_session_host_new (OwContext *ctx, const char *origin, GError **error)
+{
+  g_autoptr(OwSessionHost) self = NULL;
+
+  g_return_val_if_fail (OW_IS_CONTEXT (ctx), NULL);
+
+  self = g_object_new (OW_TYPE_SESSION_HOST, NULL);
+  self->ctx = g_object_ref (ctx);
+  self->origin = g_strdup (origin != NULL ? origin : "desktop");
+  self->inbox = ow_inbox_new (ow_context_get_store (ctx));
+  self->attendant = ow_inbox_attendant_new (self->inbox);
+  self->policy = ow_policy_new (ow_context_get_config (ctx), ow_context_get_store (ctx), error);
+  if (self->policy == NULL)
+    return NULL;
+  return g_steal_pointer (&self);
+}
+
+OwContext *
+ow_session_host_get_context (OwSessionHost *self)
+{
+  return self->ctx;
+}
+
+OwInbox *
+ow_session_host_get_inbox (OwSessionHost *self)
+{
+  return self->inbox;
+}
+
+static void
+ow_session_host_dispose (GObject *object)
+{
+  OwSessionHost *self = OW_SESSION_HOST (object);
+
+  if (self->live != NULL)
+    {
+      GHashTableIter iter;
+      gpointer value;
+      g_hash_table_iter_init (&iter, self->live);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        settle (value);
+    }
+  g_clear_pointer (&self->live, g_hash_table_unref);
+  /* Stopped turns finish on later main-loop turns, maybe after the store
+   * is gone: the inbox must not write then. */
+  if (self->inbox != NULL)
+    ow_inbox_close (self->inbox);
+  G_OBJECT_CLASS (ow_session_host_parent_class)->dispose (object);
+}
+
+static void
+ow_session_host_finalize (GObject *object)
+{
+  OwSessionHost *self = OW_SESSION_HOST (object);
+
+  g_clear_object (&self->policy);
+  g_clear_object (&self->attendant);
+  g_clear_object (&self->inbox);
+  g_clear_object (&self->ctx);
+  g_free (self->origin);
+  G_OBJECT_CLASS (ow_session_host_parent_class)->finalize (object);
+}
+
+static void
+ow_session_host_class_init (OwSessionHostClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = ow_session_host_dispose;
+  object_class->finalize = ow_session_host_finalize;
+
+  /* Every event of every loaded session, after it is in the event log. */
+  signals[SIGNAL_SESSION_EVENT] =
+    g_signal_new ("session-event", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, OW_TYPE_EVENT | G_SIGNAL_TYPE_STATIC_SCOPE);
+  /* A session was created or deleted. */
+  signals[SIGNAL_SESSIONS_CHANGED] =
+    g_signal_new ("sessions-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+}
+
+static void
+ow_session_host_init (OwSessionHost *self)
+{
+  self->live = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) live_free);
+}

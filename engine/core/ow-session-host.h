@@ -1,0 +1,115 @@
+/* ow-session-host.h: live sessions in a long-running process.
+ *
+ * The desktop app and `openworker-server` keep many sessions open at once;
+ * every surface (the GTK window, browser tabs over WebSocket, the inbox,
+ * Slack later) talks to them through one OwSessionHost. It does what
+ * `openworker run` does for its single session, for any number of them:
+ * builds each session's agent (provider, tools, policy, reviewer, sandbox,
+ * web tools, per-model settings) when the session first needs it, runs one
+ * turn at a time per session, and parks every ask — approvals, questions,
+ * folder requests, site cards — in the shared inbox, so the first answer
+ * from any surface wins and every surface sees the card close
+ * ("approval_resolved" event on the session).
+ *
+ * Events: every OwEvent of every loaded session is re-emitted as
+ * ::session-event, after it is durably in the session's event log; a
+ * surface that reconnects replays what it missed from the store
+ * (ow_store_event_foreach_since). Host-level events without a session
+ * (a session created, renamed, deleted) come as ::sessions-changed.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "core/ow-context.h"
+#include "core/ow-session.h"
+#include "policy/ow-inbox.h"
+
+G_BEGIN_DECLS
+
+#define OW_HOST_ERROR (ow_host_error_quark ())
+GQuark ow_host_error_quark (void);
+
+typedef enum {
+  OW_HOST_ERROR_NOT_FOUND,   /* no such session */
+  OW_HOST_ERROR_BUSY,        /* a turn is already running */
+  OW_HOST_ERROR_INVALID,     /* a bad value (mode, model, attachment, …) */
+  OW_HOST_ERROR_NO_ASK,      /* nothing is waiting for an answer there */
+  OW_HOST_ERROR_ANSWERED,    /* someone else answered first */
+} OwHostError;
+
+#define OW_TYPE_SESSION_HOST (ow_session_host_get_type ())
+G_DECLARE_FINAL_TYPE (OwSessionHost, ow_session_host, OW, SESSION_HOST, GObject)
+
+/* @origin: recorded on sessions created here ("desktop", "server"). Fails
+ * only when the policy cannot be built from the settings. */
+OwSessionHost *ow_session_host_new          (OwContext *ctx, const char *origin, GError **error);
+OwContext     *ow_session_host_get_context  (OwSessionHost *self);
+OwInbox       *ow_session_host_get_inbox    (OwSessionHost *self);
+
+/* Creates and stores a session. @spec->workspace NULL = a scratch folder
+ * under the state folder (<state>/scratch/<session-id>) becomes the
+ * primary folder. @spec->model NULL = the default model (may stay NULL:
+ * sending then fails with a clear "choose a model" error). Returns a new
+ * reference to the loaded session. */
+OwSession     *ow_session_host_create       (OwSessionHost *self, const OwSessionSpec *spec, GError **error);
+/* The loaded session, loading it from the store the first time. New
+ * reference; NOT_FOUND when the store does not have it. */
+OwSession     *ow_session_host_get          (OwSessionHost *self, const char *session_id, GError **error);
+/* Stops its turn and sandbox and forgets it (the store keeps it). */
+void           ow_session_host_unload       (OwSessionHost *self, const char *session_id);
+/* Stops it, resolves its pending asks ("session deleted") and deletes it
+ * from the store. */
+gboolean       ow_session_host_delete       (OwSessionHost *self, const char *session_id, GError **error);
+
+/* Starts a turn with the person's message. @attachments: NULL or an array
+ * of {kind: image|pdf|text, name, mime, data_url | text} (limits as the
+ * inventory §5.1 lists them: ≤ 8, sizes). Emits "turn_start" … and always
+ * ends with "turn_done". BUSY when a turn is running; INVALID for a bad
+ * attachment or an empty message. A model or key problem is reported as
+ * an "error" event of the turn, not here. */
+gboolean       ow_session_host_send         (OwSessionHost *self,
+                                             const char    *session_id,
+                                             const char    *text,
+                                             JsonArray     *attachments,
+                                             GError       **error);
+/* Re-runs the last person message after a failed or interrupted turn. */
+gboolean       ow_session_host_retry        (OwSessionHost *self, const char *session_id, GError **error);
+gboolean       ow_session_host_is_running   (OwSessionHost *self, const char *session_id);
+/* Stops the running turn (no-op when idle). */
+void           ow_session_host_interrupt    (OwSessionHost *self, const char *session_id);
+/* Live changes; emit "mode_changed" / "model_changed" on the session.
+ * The mode may not be dangerously-bypass-approvals from a surface that
+ * says so (@allow_dangerous FALSE); the model only while idle. */
+gboolean       ow_session_host_set_mode     (OwSessionHost *self, const char *session_id, const char *mode,
+                                             gboolean allow_dangerous, GError **error);
+gboolean       ow_session_host_set_model    (OwSessionHost *self, const char *session_id, const char *model,
+                                             GError **error);
+/* Adds a folder (recreating the session's sandbox if it has one). */
+gboolean       ow_session_host_add_root     (OwSessionHost *self, const char *session_id, const char *path,
+                                             gboolean writable, GError **error);
+
+/* Answers what the session's @call_id is waiting for (NULL = its only
+ * pending ask). @answer, by kind:
+ *   approval / site: {"decision": "once" | "always_tool" | "always_command"
+ *                    | "always_task" | "readonly_session" | "deny"
+ *                    (also "allow", "always", "session"), "reason"?}
+ *   question:        {"answer": "…"} or {"answers": {…}}
+ *   directory:       {"granted": bool, "path"?, "writable"?}
+ * @answered_by: "desktop", "browser", "inbox", "cli", … (recorded).
+ * NO_ASK when nothing waits; ANSWERED when another surface was first. */
+gboolean       ow_session_host_answer       (OwSessionHost *self,
+                                             const char    *session_id,
+                                             const char    *call_id,
+                                             JsonObject    *answer,
+                                             const char    *answered_by,
+                                             GError       **error);
+
+/* Signals:
+ *   ::session-event (const char *session_id, OwEvent *event)
+ *   ::sessions-changed ()  — a session was created or deleted
+ * Loaded sessions with a turn running (char*, borrowed ids). */
+GPtrArray     *ow_session_host_dup_running  (OwSessionHost *self);
+
+G_END_DECLS

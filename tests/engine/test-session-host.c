@@ -1,0 +1,397 @@
+/* test-session-host.c: live sessions through OwSessionHost, against the
+ * scripted model server: turns, asks parked in the inbox and answered,
+ * one turn at a time, interrupts, live mode/model changes, attachments,
+ * deletion, and recovery of a session whose process died mid-turn. */
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "core/ow-context.h"
+#include "core/ow-session-host.h"
+#include "ow-model-server.h"
+
+typedef struct {
+  char          *tmp;
+  char          *ws;
+  OwPaths       *paths;
+  OwContext     *ctx;
+  OwSessionHost *host;
+  OwModelServer *server;
+  GPtrArray     *events;  /* OwEvent* of every session */
+} Fixture;
+
+static void
+on_event_cb (OwSessionHost *host, const char *session_id, OwEvent *event, gpointer user_data)
+{
+  Fixture *f = user_data;
+
+  g_assert_cmpstr (session_id, ==, event->session_id);
+  g_ptr_array_add (f->events, ow_event_copy (event));
+}
+
+static void
+open_host (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  OwContextOptions options = { .paths = f->paths, .isolated = TRUE };
+
+  f->ctx = ow_context_new (&options, &error);
+  g_assert_no_error (error);
+  f->host = ow_session_host_new (f->ctx, "test", &error);
+  g_assert_no_error (error);
+  g_signal_connect (f->host, "session-event", G_CALLBACK (on_event_cb), f);
+}
+
+static void
+close_host (Fixture *f)
+{
+  g_clear_object (&f->host);
+  g_clear_object (&f->ctx);
+}
+
+static void
+serve (Fixture *f, const char *script)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = json_from_string (script, &error);
+  g_autofree char *url = NULL, *base = NULL;
+
+  g_assert_no_error (error);
+  g_clear_object (&f->server);
+  f->server = ow_model_server_new (node, &error);
+  g_assert_no_error (error);
+  url = ow_model_server_get_url (f->server);
+  base = g_strdup_printf ("%s/v1", url);
+  g_setenv ("OPENAI_BASE_URL", base, TRUE);
+}
+
+static void
+setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->tmp = g_dir_make_tmp ("ow-host-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->ws = g_build_filename (f->tmp, "ws", NULL);
+  g_mkdir (f->ws, 0700);
+  f->paths = ow_paths_new_under (f->tmp);
+  f->events = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_event_free);
+  g_setenv ("OPENAI_API_KEY", "sk-test-host-0123456789", TRUE);
+  open_host (f);
+}
+
+static void
+rm_rf (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        rm_rf (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+teardown (Fixture *f, gconstpointer data)
+{
+  close_host (f);
+  g_clear_object (&f->server);
+  g_ptr_array_unref (f->events);
+  ow_paths_free (f->paths);
+  rm_rf (f->tmp);
+  g_free (f->ws);
+  g_free (f->tmp);
+}
+
+/* Runs the main loop until an event of @type arrives for @session_id
+ * (counting from @from), or fails after 10 s. Returns its index. */
+static guint
+wait_for (Fixture *f, const char *session_id, const char *type, guint from)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  for (;;)
+    {
+      for (guint i = from; i < f->events->len; i++)
+        {
+          OwEvent *e = g_ptr_array_index (f->events, i);
+          if (g_str_equal (e->type, type) && g_str_equal (e->session_id, session_id))
+            return i;
+        }
+      if (g_get_monotonic_time () > deadline)
+        g_error ("no %s event for %s within 10 s", type, session_id);
+      g_main_context_iteration (NULL, TRUE);
+    }
+}
+
+static OwEvent *
+event_at (Fixture *f, guint i)
+{
+  return g_ptr_array_index (f->events, i);
+}
+
+static OwSession *
+new_session (Fixture *f, const char *workspace, const char *mode)
+{
+  g_autoptr(GError) error = NULL;
+  OwSessionSpec spec = { .workspace = workspace, .model = "openai:gpt-4o", .mode = mode, .coworker = "cowork" };
+  OwSession *s = ow_session_host_create (f->host, &spec, &error);
+
+  g_assert_no_error (error);
+  return s;
+}
+
+#define WRITE_SCRIPT \
+  "{\"turns\":[{\"tool_calls\":[{\"id\":\"w1\",\"name\":\"write_file\",\"arguments\":{\"path\":\"a.txt\"," \
+  "\"content\":\"from the host\"}}]},{\"text\":\"written\"}]}"
+
+static void
+test_approval_answered_through_the_host (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSession) s = NULL;
+  g_autofree char *path = g_build_filename (f->ws, "a.txt", NULL);
+  g_autofree char *content = NULL;
+  g_autoptr(GPtrArray) pending = NULL;
+  guint asked, resolved, done;
+  const char *id;
+
+  serve (f, WRITE_SCRIPT);
+  s = new_session (f, f->ws, "ask");
+  id = ow_session_get_id (s);
+  g_assert_true (ow_session_host_send (f->host, id, "write a.txt", NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (ow_session_host_is_running (f->host, id));
+
+  /* One turn at a time. */
+  g_assert_false (ow_session_host_send (f->host, id, "again", NULL, &error));
+  g_assert_error (error, OW_HOST_ERROR, OW_HOST_ERROR_BUSY);
+  g_clear_error (&error);
+
+  asked = wait_for (f, id, "permission_required", 0);
+  g_assert_cmpstr (ow_json_get_string (event_at (f, asked)->data, "call_id"), ==, "w1");
+  /* The ask is parked in the inbox, where any surface can see it. */
+  pending = ow_inbox_list (ow_session_host_get_inbox (f->host), TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pending->len, ==, 1);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+  {
+    g_autoptr(JsonObject) answer = json_object_new ();
+    json_object_set_string_member (answer, "decision", "bogus");
+    g_assert_false (ow_session_host_answer (f->host, id, "w1", answer, "browser", &error));
+    g_assert_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID);
+    g_clear_error (&error);
+    json_object_set_string_member (answer, "decision", "once");
+    g_assert_true (ow_session_host_answer (f->host, id, "w1", answer, "browser", &error));
+    g_assert_no_error (error);
+    /* A second surface is too late. */
+    g_assert_false (ow_session_host_answer (f->host, id, "w1", answer, "desktop", &error));
+    g_assert_error (error, OW_HOST_ERROR, OW_HOST_ERROR_NO_ASK);
+    g_clear_error (&error);
+  }
+  resolved = wait_for (f, id, "approval_resolved", asked);
+  g_assert_cmpstr (ow_json_get_string (event_at (f, resolved)->data, "decision"), ==, "once");
+  done = wait_for (f, id, "turn_done", resolved);
+  g_assert_cmpuint (done, ==, f->events->len - 1);  /* turn_done is the last frame */
+  g_assert_false (ow_session_host_is_running (f->host, id));
+  g_assert_true (g_file_get_contents (path, &content, NULL, NULL));
+  g_assert_cmpstr (content, ==, "from the host");
+}
+
+static void
+test_scratch_folder_and_interrupt (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSession) s = NULL;
+  GPtrArray *roots;
+  guint i;
+  const char *id;
+
+  serve (f, WRITE_SCRIPT);
+  s = new_session (f, NULL, "ask");
+  id = ow_session_get_id (s);
+  roots = ow_session_get_roots (s);
+  g_assert_cmpuint (roots->len, >=, 1);
+  g_assert_true (g_str_has_prefix (((OwRoot *) g_ptr_array_index (roots, 0))->path, f->tmp));
+  g_assert_true (g_file_test (((OwRoot *) g_ptr_array_index (roots, 0))->path, G_FILE_TEST_IS_DIR));
+
+  g_assert_true (ow_session_host_send (f->host, id, "write", NULL, &error));
+  wait_for (f, id, "permission_required", 0);
+  ow_session_host_interrupt (f->host, id);
+  i = wait_for (f, id, "interrupted", 0);
+  wait_for (f, id, "turn_done", i);
+  g_assert_false (ow_session_host_is_running (f->host, id));
+  /* The interrupted ask does not linger as something to answer. */
+  {
+    g_autoptr(JsonObject) answer = json_object_new ();
+    json_object_set_string_member (answer, "decision", "once");
+    g_assert_false (ow_session_host_answer (f->host, id, "w1", answer, "browser", &error));
+    g_assert_nonnull (error);
+  }
+}
+
+static void
+test_live_changes (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSession) s = NULL;
+  const char *id;
+  guint i;
+
+  s = new_session (f, f->ws, "ask");
+  id = ow_session_get_id (s);
+  g_assert_false (ow_session_host_set_mode (f->host, id, "dangerously-bypass-approvals", FALSE, &error));
+  g_assert_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (ow_session_host_set_mode (f->host, id, "sometimes", FALSE, &error));
+  g_clear_error (&error);
+  g_assert_true (ow_session_host_set_mode (f->host, id, "interactive", FALSE, &error));  /* an alias of ask */
+  g_assert_no_error (error);
+  i = wait_for (f, id, "mode_changed", 0);
+  g_assert_cmpstr (ow_json_get_string (event_at (f, i)->data, "mode"), ==, "ask");
+  g_assert_false (ow_session_host_set_model (f->host, id, "nosuchprovider:x", &error));
+  g_assert_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_true (ow_session_host_set_model (f->host, id, "openai:gpt-4o-mini", &error));
+  i = wait_for (f, id, "model_changed", 0);
+  g_assert_cmpstr (ow_session_get_model (s), ==, "openai:gpt-4o-mini");
+
+  /* Bad messages are refused before anything runs. */
+  g_assert_false (ow_session_host_send (f->host, id, "", NULL, &error));
+  g_assert_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID);
+  g_clear_error (&error);
+  {
+    g_autoptr(JsonArray) atts = json_array_new ();
+    JsonObject *a = json_object_new ();
+    json_object_set_string_member (a, "kind", "image");
+    json_object_set_string_member (a, "name", "x.png");
+    json_object_set_string_member (a, "data_url", "http://example.com/x.png");
+    json_array_add_object_element (atts, a);
+    g_assert_false (ow_session_host_send (f->host, id, "look", atts, &error));
+    g_assert_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, "x.png"));
+  }
+  g_assert_false (ow_session_host_is_running (f->host, id));
+}
+
+static void
+test_attachments_reach_the_model (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSession) s = NULL;
+  g_autoptr(JsonArray) atts = json_array_new ();
+  JsonObject *a = json_object_new ();
+  JsonArray *reqs;
+  g_autofree char *body = NULL;
+  const char *id;
+
+  serve (f, "{\"turns\":[{\"text\":\"seen\"}]}");
+  s = new_session (f, f->ws, "ask");
+  id = ow_session_get_id (s);
+  json_object_set_string_member (a, "kind", "text");
+  json_object_set_string_member (a, "name", "notes.txt");
+  json_object_set_string_member (a, "text", "the secret ingredient is thyme");
+  json_array_add_object_element (atts, a);
+  g_assert_true (ow_session_host_send (f->host, id, "read this", atts, &error));
+  g_assert_no_error (error);
+  wait_for (f, id, "turn_done", 0);
+  reqs = ow_model_server_get_requests (f->server);
+  g_assert_cmpuint (json_array_get_length (reqs), ==, 1);
+  body = json_to_string (json_array_get_element (reqs, 0), FALSE);
+  g_assert_nonnull (strstr (body, "[Attached file: notes.txt]"));
+  g_assert_nonnull (strstr (body, "thyme"));
+}
+
+static void
+test_delete (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSession) s = NULL;
+  g_autoptr(OwSession) again = NULL;
+  g_autoptr(GPtrArray) pending = NULL;
+  g_autofree char *id = NULL;
+
+  serve (f, WRITE_SCRIPT);
+  s = new_session (f, f->ws, "ask");
+  id = g_strdup (ow_session_get_id (s));
+  g_assert_true (ow_session_host_send (f->host, id, "write", NULL, &error));
+  wait_for (f, id, "permission_required", 0);
+  g_assert_true (ow_session_host_delete (f->host, id, &error));
+  g_assert_no_error (error);
+  pending = ow_inbox_list (ow_session_host_get_inbox (f->host), TRUE, &error);
+  g_assert_cmpuint (pending->len, ==, 0);
+  again = ow_session_host_get (f->host, id, &error);
+  g_assert_null (again);
+  g_assert_error (error, OW_HOST_ERROR, OW_HOST_ERROR_NOT_FOUND);
+}
+
+/* A process that died mid-turn: the history ends with a tool call that
+ * has no result and the event log with no turn_done. */
+static void
+test_recovery_after_a_crash (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *id = NULL;
+  guint i, n;
+
+  serve (f, "{\"turns\":[{\"text\":\"carried on\"}]}");
+  {
+    g_autoptr(OwSession) s = new_session (f, f->ws, "ask");
+    g_autoptr(JsonObject) user = ow_message_json_user ("do it");
+    g_autoptr(JsonObject) asst = ow_json_object_from_string (
+      "{\"role\":\"assistant\",\"content\":\"\",\"tool_calls\":[{\"id\":\"x1\",\"type\":\"function\","
+      "\"function\":{\"name\":\"run_shell\",\"arguments\":\"{\\\"command\\\":\\\"true\\\"}\"}}]}", -1, &error);
+    id = g_strdup (ow_session_get_id (s));
+    g_assert_true (ow_session_emit (s, "turn_start", json_object_new (), &error));
+    g_assert_true (ow_session_append_message (s, user, &error));
+    g_assert_true (ow_session_append_message (s, asst, &error));
+    g_assert_true (ow_session_emit (s, "tool_proposed", json_object_new (), &error));
+    g_assert_no_error (error);
+  }
+  close_host (f);  /* the "crash": nothing more is written */
+  g_ptr_array_set_size (f->events, 0);
+  open_host (f);
+
+  {
+    g_autoptr(OwSession) s = ow_session_host_get (f->host, id, &error);
+    JsonObject *tail;
+
+    g_assert_no_error (error);
+    i = wait_for (f, id, "interrupted", 0);
+    g_assert_true (ow_json_get_bool (event_at (f, i)->data, "retryable", FALSE));
+    wait_for (f, id, "turn_done", i);
+    n = g_list_model_get_n_items (G_LIST_MODEL (s));
+    tail = ow_session_get_message_json (s, n - 1);
+    g_assert_cmpstr (ow_json_get_string (tail, "role"), ==, "tool");
+    g_assert_cmpstr (ow_json_get_string (tail, "tool_call_id"), ==, "x1");
+
+    n = f->events->len;
+    g_assert_true (ow_session_host_retry (f->host, id, &error));
+    g_assert_no_error (error);
+    wait_for (f, id, "turn_done", n);
+    tail = ow_session_get_message_json (s, g_list_model_get_n_items (G_LIST_MODEL (s)) - 1);
+    g_assert_cmpstr (ow_json_get_string (tail, "content"), ==, "carried on");
+    /* After an answer there is nothing to retry. */
+    g_assert_false (ow_session_host_retry (f->host, id, &error));
+    g_assert_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add ("/host/approval", Fixture, NULL, setup, test_approval_answered_through_the_host, teardown);
+  g_test_add ("/host/scratch-and-interrupt", Fixture, NULL, setup, test_scratch_folder_and_interrupt, teardown);
+  g_test_add ("/host/live-changes", Fixture, NULL, setup, test_live_changes, teardown);
+  g_test_add ("/host/attachments", Fixture, NULL, setup, test_attachments_reach_the_model, teardown);
+  g_test_add ("/host/delete", Fixture, NULL, setup, test_delete, teardown);
+  g_test_add ("/host/recovery", Fixture, NULL, setup, test_recovery_after_a_crash, teardown);
+  return g_test_run ();
+}
