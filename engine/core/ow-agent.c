@@ -71,6 +71,7 @@ struct _OwAgent
   char           *role_prompt;
   char           *guidance;       /* approval guidance, ≤ 2,400 characters */
   GStrv           agent_dirs;     /* OpenWorker's own folders (safety checks) */
+  GStrv           tool_env;       /* the environment the shell starts with (safety checks' $NAME) */
   GPtrArray      *downloaded;     /* char*: files this session downloaded */
   char           *shell_cwd;      /* the shell's folder after its last command */
   char           *request;        /* the person's request of this turn, for the reviewer */
@@ -179,6 +180,7 @@ ow_agent_finalize (GObject *object)
   g_free (self->role_prompt);
   g_free (self->guidance);
   g_clear_object (&self->sites);
+  g_strfreev (self->tool_env);
   g_clear_object (&self->guard);
   g_strfreev (self->agent_dirs);
   g_ptr_array_unref (self->downloaded);
@@ -214,6 +216,7 @@ ow_agent_init (OwAgent *self)
   self->retry_delays = g_array_new (FALSE, FALSE, sizeof (double));
   g_array_append_vals (self->retry_delays, default_delays, G_N_ELEMENTS (default_delays));
   self->downloaded = g_ptr_array_new_with_free_func (g_free);
+  self->tool_env = ow_tool_environment (NULL);
 }
 
 OwAgent *
@@ -1405,6 +1408,7 @@ decide_current (GTask *task)
     .home = g_get_home_dir (),
     .agent_dirs = (const char *const *) agent->agent_dirs,
     .downloaded = (const char *const *) agent->downloaded->pdata,
+    .env = (const char *const *) agent->tool_env,
   };
   pc = (OwPolicyCall) {
     .mode = ow_session_get_mode (agent->session),

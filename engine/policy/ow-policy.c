@@ -259,7 +259,7 @@ decide_inner (OwPolicy *self, const OwPolicyCall *call, const char *mode, OwRule
       OwSafetyResult found;
 
       ow_safety_result_init (&found);
-      ow_safety_check_tool (call->safety, call->tool, call->args, &found);
+      ow_safety_check_tool_parsed (call->safety, call->tool, call->args, ow_rule_call_get_parse (rc), &found);
       out->safety_checks = found.checks;
       for (guint i = 0; i < found.reasons->len; i++)
         g_ptr_array_add (out->safety_reasons, g_strdup (g_ptr_array_index (found.reasons, i)));

@@ -272,6 +272,12 @@ call_parse (const OwRuleCall *call)
   return cache->parse;
 }
 
+const OwShellParse *
+ow_rule_call_get_parse (const OwRuleCall *call)
+{
+  return g_strcmp0 (call->tool, "run_shell") == 0 ? call_parse (call) : NULL;
+}
+
 /* The canonical paths a file tool call touches. */
 static GPtrArray *call_paths_uncached (const OwRuleCall *call);
 
@@ -548,6 +554,7 @@ struct _OwRuleSet
 {
   gboolean    deny;     /* match deny-style: any part of a shell command */
   GHashTable *index;    /* key (see index_key) → GPtrArray of Entry* */
+  GString    *key;      /* scratch for building lookup keys (sets are used on one thread) */
   GPtrArray  *all;      /* every Entry* (owns them) */
 };
 
@@ -558,6 +565,7 @@ ow_rule_set_new (void)
 
   set->index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
   set->all = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_free);
+  set->key = g_string_sized_new (256);
   return set;
 }
 
@@ -576,6 +584,7 @@ ow_rule_set_free (OwRuleSet *set)
   if (set == NULL)
     return;
   g_hash_table_unref (set->index);
+  g_string_free (set->key, TRUE);
   g_ptr_array_unref (set->all);
   g_free (set);
 }
@@ -675,20 +684,34 @@ check_bucket (OwRuleSet *set, const char *key, const OwRuleCall *call, const cha
   return NULL;
 }
 
+/* "kind\x1ftool\x1frest" in the set's scratch buffer (@rest_len < 0: all). */
+static const char *
+lookup_key (OwRuleSet *set, const char *kind, const char *tool, const char *rest, gssize rest_len)
+{
+  g_string_assign (set->key, kind);
+  g_string_append_c (set->key, '\x1f');
+  g_string_append (set->key, tool);
+  if (rest != NULL)
+    {
+      g_string_append_c (set->key, '\x1f');
+      g_string_append_len (set->key, rest, rest_len);
+    }
+  return set->key->str;
+}
+
 /* Looks up every folder prefix of @path ("", "a/", "a/b/", … or "/", "/a/", …). */
 static const char *
 check_dirs (OwRuleSet *set, const char *kind, const char *tool, const char *path, const OwRuleCall *call,
             const char **rule_text)
 {
-  g_autoptr(GString) key = g_string_new (NULL);
   const char *tag;
 
   for (const char *p = path;; p++)
     {
       if (p == path || p[-1] == '/')
         {
-          g_string_printf (key, "%s\x1f%s\x1f%.*s", kind, tool, (int) (p - path), path);
-          if ((tag = check_bucket (set, key->str, call, rule_text)) != NULL)
+          const char *key = lookup_key (set, kind, tool, path, p - path);
+          if ((tag = check_bucket (set, key, call, rule_text)) != NULL)
             return tag;
         }
       if (*p == '\0')
@@ -699,12 +722,11 @@ check_dirs (OwRuleSet *set, const char *kind, const char *tool, const char *path
 const char *
 ow_rule_set_match (OwRuleSet *set, const OwRuleCall *call, const char **rule_text)
 {
-  g_autofree char *key = g_strdup_printf ("any\x1f%s", call->tool);
   const char *tag;
 
   if (set->all->len == 0)
     return NULL;
-  if ((tag = check_bucket (set, key, call, rule_text)) != NULL)
+  if ((tag = check_bucket (set, lookup_key (set, "any", call->tool, NULL, 0), call, rule_text)) != NULL)
     return tag;
 
   if (g_str_equal (call->tool, "run_shell"))
@@ -716,12 +738,11 @@ ow_rule_set_match (OwRuleSet *set, const OwRuleCall *call, const char **rule_tex
         return NULL;
       if (!set->deny)
         {
-          g_autofree char *k = NULL;
           if (!cache->plain)
             return NULL;
-          k = g_strdup_printf ("argv\x1f%s\x1f%s", call->tool,
-                               ((OwShellCommand *) g_ptr_array_index (parse->commands, 0))->argv[0]);
-          return check_bucket (set, k, call, rule_text);
+          return check_bucket (set, lookup_key (set, "argv", call->tool,
+                                                ((OwShellCommand *) g_ptr_array_index (parse->commands, 0))->argv[0], -1),
+                               call, rule_text);
         }
       if (parse->features & OW_SHELL_PARSE_ERROR)
         {
@@ -741,8 +762,7 @@ ow_rule_set_match (OwRuleSet *set, const OwRuleCall *call, const char **rule_tex
         }
       for (guint i = 0; i < cache->programs->len; i++)
         {
-          g_autofree char *k = g_strdup_printf ("argv\x1f%s\x1f%s", call->tool,
-                                                (char *) g_ptr_array_index (cache->programs, i));
+          const char *k = lookup_key (set, "argv", call->tool, g_ptr_array_index (cache->programs, i), -1);
           if ((tag = check_bucket (set, k, call, rule_text)) != NULL)
             return tag;
         }
@@ -770,11 +790,9 @@ ow_rule_set_match (OwRuleSet *set, const OwRuleCall *call, const char **rule_tex
 
   {
     const char *target = ow_json_get_string (call->args, target_arg_of (call->tool));
-    g_autofree char *k = NULL;
     if (target == NULL)
       return NULL;
-    k = g_strdup_printf ("target\x1f%s\x1f%s", call->tool, target);
-    return check_bucket (set, k, call, rule_text);
+    return check_bucket (set, lookup_key (set, "target", call->tool, target, -1), call, rule_text);
   }
 }
 

@@ -24,6 +24,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "policy/ow-shell.h"
+
 #include "store/ow-store.h"
 
 G_BEGIN_DECLS
@@ -51,6 +53,9 @@ typedef struct {
 } OwRuleCall;
 
 void        ow_rule_call_clear (OwRuleCall *call);
+/* The call's command as the shell parser reads it (run_shell only; parsed
+ * once and kept with the call), or NULL. */
+const OwShellParse *ow_rule_call_get_parse (const OwRuleCall *call);
 
 /* Allow-style matching: a shell rule matches only a plain command. */
 gboolean    ow_rule_matches      (const OwRule *rule, const OwRuleCall *call);

@@ -77,7 +77,7 @@
 
 #define SAFETY_ALL (OW_SAFETY_DOWNLOADED_EXEC | OW_SAFETY_WRITE_OUTSIDE | OW_SAFETY_PROTECTED_FILE \
                     | OW_SAFETY_PERSISTENT_AUTHORITY | OW_SAFETY_RECURSIVE_DELETE \
-                    | OW_SAFETY_CREDENTIAL_READ)
+                    | OW_SAFETY_CREDENTIAL_READ | OW_SAFETY_OPAQUE_CODE)
 
 /* Everything one call's checks share. */
 typedef struct {
@@ -86,6 +86,7 @@ typedef struct {
   GArray         *writable;    /* gboolean, parallel to roots */
   GPtrArray      *homes;       /* char*: the home folder, as given and canonical (may be empty) */
   GPtrArray      *agent_dirs;  /* char*: OpenWorker's folders, as given and canonical */
+  const char *const *env;      /* the shell's starting environment (borrowed), or NULL */
   GPtrArray      *temp_dirs;   /* char*: shared scratch folders whose contents do not count */
   GPtrArray      *downloaded;  /* char*: canonical files the session (or this command) downloaded */
   GPtrArray      *cwds;        /* char*: every folder a relative path may resolve against */
@@ -138,6 +139,7 @@ ow_safety_check_name (OwSafetyCheck check)
     case OW_SAFETY_PERSISTENT_AUTHORITY: return "persistent_authority";
     case OW_SAFETY_RECURSIVE_DELETE: return "recursive_delete";
     case OW_SAFETY_CREDENTIAL_READ: return "credential_read";
+    case OW_SAFETY_OPAQUE_CODE: return "opaque_code";
     default: return "unknown";
     }
 }
@@ -356,9 +358,9 @@ realpath_prefix (const char *path)
 /* Walks @path (absolute, not normalized) the way the kernel does: a
  * symlink is followed where it stands, so "link/.." is the parent of the
  * link's target. Parts past the first missing one are appended as text.
- * NULL when the links loop. */
+ * NULL when the links loop. *@saw_link: a symlink was on the way. */
 static char *
-resolve_physical (const char *path)
+resolve_physical (const char *path, gboolean *saw_link)
 {
   char cur[2 * SAFETY_MAX_PATH + 2];   /* what has been walked */
   const char *rest = path;             /* what is still to walk */
@@ -414,6 +416,7 @@ resolve_physical (const char *path)
           ssize_t size = readlink (cur, target, PATH_MAX);
           char *next;
 
+          *saw_link = TRUE;
           if (++links > SAFETY_MAX_LINKS)
             goto unknown;
           if (size <= 0)
@@ -445,6 +448,7 @@ static gboolean
 add_forms (const char *abs, Forms *real, Forms *names)
 {
   char *lexical, *physical;
+  gboolean saw_link = FALSE;
   guint parts = 0;
 
   if (strlen (abs) > SAFETY_MAX_PATH)
@@ -452,12 +456,14 @@ add_forms (const char *abs, Forms *real, Forms *names)
   for (const char *p = abs; *p != '\0'; p++)
     if (*p == '/' && ++parts > SAFETY_MAX_PARTS)
       return FALSE;
-  physical = resolve_physical (abs);
+  physical = resolve_physical (abs, &saw_link);
   if (physical == NULL)
     return FALSE;
   lexical = normalize (abs);
   {
-    char *canonical = realpath_prefix (lexical);
+    /* With no symlink on the way, the kernel's walk, the lexical form and
+     * realpath() agree: spare realpath's readlink per component. */
+    char *canonical = saw_link ? realpath_prefix (lexical) : g_strdup (physical);
 
     forms_add (names, g_strdup (canonical));
     forms_add (real, canonical);
@@ -466,6 +472,64 @@ add_forms (const char *abs, Forms *real, Forms *names)
   forms_add (real, g_strdup (physical));
   forms_add (names, physical);
   return TRUE;
+}
+
+/* The session's folders, the home and OpenWorker's folders are resolved
+ * for every decision, and realpath() costs a readlink per component. Their
+ * canonical forms are remembered per process and trusted while one stat()
+ * still finds the same directory (device and inode) at the path; a
+ * replaced folder or symlink is resolved afresh. A stale answer can only
+ * make a path look outside (the new location's real path no longer
+ * matches), never inside. */
+typedef struct {
+  char  *canonical;
+  dev_t  dev;
+  ino_t  ino;
+} FolderMemo;
+
+static void
+folder_memo_free (FolderMemo *m)
+{
+  g_free (m->canonical);
+  g_free (m);
+}
+
+static char *
+canonical_folder (const char *lexical)
+{
+  static GMutex lock;
+  static GHashTable *memo;
+  struct stat st;
+  FolderMemo *m;
+  char *canonical;
+
+  if (stat (lexical, &st) != 0 || !S_ISDIR (st.st_mode))
+    return realpath_prefix (lexical);
+  g_mutex_lock (&lock);
+  if (memo == NULL)
+    memo = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) folder_memo_free);
+  m = g_hash_table_lookup (memo, lexical);
+  if (m != NULL && m->dev == st.st_dev && m->ino == st.st_ino)
+    {
+      canonical = g_strdup (m->canonical);
+      g_mutex_unlock (&lock);
+      return canonical;
+    }
+  g_mutex_unlock (&lock);
+
+  canonical = realpath_prefix (lexical);
+  if (canonical == NULL)
+    return NULL;
+  m = g_new0 (FolderMemo, 1);
+  m->canonical = g_strdup (canonical);
+  m->dev = st.st_dev;
+  m->ino = st.st_ino;
+  g_mutex_lock (&lock);
+  if (g_hash_table_size (memo) > 256)
+    g_hash_table_remove_all (memo);
+  g_hash_table_replace (memo, g_strdup (lexical), m);
+  g_mutex_unlock (&lock);
+  return canonical;
 }
 
 /* The folder as given and its canonical form. */
@@ -477,7 +541,7 @@ add_folder (GPtrArray *list, const char *dir)
   if (dir == NULL || dir[0] != '/' || strlen (dir) > SAFETY_MAX_PATH)
     return;
   lexical = normalize (dir);
-  add_unique (list, realpath_prefix (lexical));
+  add_unique (list, canonical_folder (lexical));
   add_unique (list, lexical);
 }
 
@@ -1102,14 +1166,15 @@ note_assignment (Check *c, const char *assignment)
 }
 
 /* @word with each $NAME / ${NAME} of a noted variable replaced by its
- * first value; NULL when it uses none. */
+ * first value, or else by its value in the shell's starting environment
+ * when that is an absolute path; NULL when it uses none. */
 static char *
 substitute_vars (const Check *c, const char *word)
 {
   GString *out;
   gboolean any = FALSE;
 
-  if (c->vars == NULL || strchr (word, '$') == NULL)
+  if ((c->vars == NULL && c->env == NULL) || strchr (word, '$') == NULL)
     return NULL;
   out = g_string_new (NULL);
   for (const char *p = word; *p != '\0';)
@@ -1138,11 +1203,20 @@ substitute_vars (const Check *c, const char *word)
       if (name != NULL)
         {
           g_autofree char *key = g_strndup (name, n);
-          GPtrArray *values = g_hash_table_lookup (c->vars, key);
+          GPtrArray *values = c->vars != NULL ? g_hash_table_lookup (c->vars, key) : NULL;
+          const char *from_env = values == NULL && c->env != NULL
+                                   ? g_environ_getenv ((char **) c->env, key) : NULL;
 
           if (values != NULL && values->len > 0)
             {
               g_string_append (out, g_ptr_array_index (values, 0));
+              p += skip;
+              any = TRUE;
+              continue;
+            }
+          if (from_env != NULL && from_env[0] == '/')
+            {
+              g_string_append (out, from_env);
               p += skip;
               any = TRUE;
               continue;
@@ -1572,6 +1646,18 @@ judge_read_target (Check *c, const Target *t, gboolean recursive)
           return;
         }
     }
+  for (guint i = 0; i < t->names.len; i++)
+    for (guint k = 0; k < c->agent_dirs->len; k++)
+      if (path_within (t->names.item[i], g_ptr_array_index (c->agent_dirs, k)))
+        {
+          /* Its rules, inbox, audit trail and settings: whatever a program
+           * does with them, the agent must not reach its own governance. */
+          g_autofree char *where = display (c, t->names.item[i]);
+
+          finding (c, OW_SAFETY_PROTECTED_FILE, "uses %s, OpenWorker's own state (its rules, asks and "
+                   "settings)", where);
+          return;
+        }
   for (guint p = 0; p < t->patterns.len; p++)
     for (guint i = 0; location_at (c, i, loc, sizeof loc); i++)
       {
@@ -2121,6 +2207,10 @@ check_shell_program (Check *c, const OwShellCommand *cmd, const char *prog, guin
     }
   if (command_mode)
     {
+      if (argv[i] != NULL && cmd->dynamic[i]
+          && (strstr (argv[i], "$(") != NULL || strchr (argv[i], '`') != NULL))
+        finding (c, OW_SAFETY_OPAQUE_CODE,
+                 "%s -c runs the output of a command, code that is only known when it runs", prog);
       if (argv[i] != NULL)
         {
           g_autofree char *what = g_strdup_printf ("%s -c", prog);
@@ -3453,6 +3543,19 @@ check_authority (Check *c, const Run *r)
   const char *w0 = words->len > 0 ? g_ptr_array_index (words, 0) : "";
   const char *w1 = words->len > 1 ? g_ptr_array_index (words, 1) : "";
 
+  if (strcmp (p, "openworker") == 0 || strcmp (p, "openworker-desktop") == 0)
+    {
+      static const char *const governing[] = { "rules", "inbox", "keys", "machine", NULL };
+
+      if (name_in (w0, governing))
+        {
+          finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
+                   "runs `openworker %s`, which changes OpenWorker's own rules, asks, keys or machine settings",
+                   w0);
+          return TRUE;
+        }
+      return FALSE;
+    }
   if (strcmp (p, "crontab") == 0)
     {
       if (!run_has_flag (r, 'l', NULL))
@@ -4038,6 +4141,13 @@ check_command (Check *c, const OwShellCommand *cmd)
     {
       g_autofree char *code = join_words (r.argv, r.start);
 
+      for (guint i = r.start; r.argv[i] != NULL; i++)
+        if (r.dyn[i] && (strstr (r.argv[i], "$(") != NULL || strchr (r.argv[i], '`') != NULL))
+          {
+            finding (c, OW_SAFETY_OPAQUE_CODE,
+                     "eval runs the output of a command, code that is only known when it runs");
+            break;
+          }
       check_code (c, code, "eval");
     }
   else if (strcmp (p, "source") == 0 || strcmp (p, ".") == 0)
@@ -4445,6 +4555,7 @@ check_init (Check *c, const OwSafetyContext *ctx, OwSafetyResult *out, gboolean 
     }
   for (guint i = 0; ctx->agent_dirs != NULL && ctx->agent_dirs[i] != NULL; i++)
     add_folder (c->agent_dirs, ctx->agent_dirs[i]);
+  c->env = ctx->env;
   for (guint i = 0; ctx->downloaded != NULL && ctx->downloaded[i] != NULL; i++)
     if (ctx->downloaded[i][0] == '/')
       {
@@ -4661,6 +4772,16 @@ ow_safety_check_tool (const OwSafetyContext *ctx,
                       JsonObject            *args,
                       OwSafetyResult        *out)
 {
+  ow_safety_check_tool_parsed (ctx, tool, args, NULL, out);
+}
+
+void
+ow_safety_check_tool_parsed (const OwSafetyContext *ctx,
+                             const char            *tool,
+                             JsonObject            *args,
+                             const OwShellParse    *given,
+                             OwSafetyResult        *out)
+{
   static const char *const path_keys[]
       = { "path",   "file",   "file_path", "filepath", "filename",    "dir",         "directory",
           "folder", "cwd",    "workdir",   "source",   "src",         "destination", "dest",
@@ -4681,7 +4802,8 @@ ow_safety_check_tool (const OwSafetyContext *ctx,
 
       if (command != NULL)
         {
-          g_autoptr(OwShellParse) parse = ow_shell_parse (command);
+          g_autoptr(OwShellParse) own = given == NULL ? ow_shell_parse (command) : NULL;
+          OwShellParse *parse = given != NULL ? (OwShellParse *) given : own;
           g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
           GPtrArray *cwds = g_ptr_array_new_with_free_func (g_free);
           gboolean cwd_unknown = c.cwd_unknown;

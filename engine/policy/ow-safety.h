@@ -41,6 +41,7 @@ typedef enum {
   OW_SAFETY_PERSISTENT_AUTHORITY   = 1 << 3,
   OW_SAFETY_RECURSIVE_DELETE       = 1 << 4,   /* recursive delete outside the folders */
   OW_SAFETY_CREDENTIAL_READ        = 1 << 5,
+  OW_SAFETY_OPAQUE_CODE            = 1 << 6,   /* eval / sh -c of text only known when it runs */
 } OwSafetyCheck;
 
 /* Short stable names for records: "downloaded_exec", "write_outside",
@@ -57,6 +58,9 @@ typedef struct {
   const char        *home;            /* the person's home folder */
   const char *const *agent_dirs;      /* OpenWorker's config, state and runtime folders */
   const char *const *downloaded;      /* files this session downloaded (NULL-terminated, may be NULL) */
+  const char *const *env;             /* the environment the shell started with ("NAME=value"), or
+                                       * NULL: $NAME is filled in from it as an extra check only,
+                                       * never to clear one (the shell may have changed it since) */
 } OwSafetyContext;
 
 typedef struct {
@@ -75,6 +79,14 @@ void ow_safety_check_tool (const OwSafetyContext *ctx,
                            const char            *tool,
                            JsonObject            *args,
                            OwSafetyResult        *out);
+
+/* The same, with run_shell's command already parsed (@parse, which must
+ * be ow_shell_parse() of args.command; NULL = parse it here). */
+void ow_safety_check_tool_parsed (const OwSafetyContext *ctx,
+                                  const char            *tool,
+                                  JsonObject            *args,
+                                  const OwShellParse    *parse,
+                                  OwSafetyResult        *out);
 
 /* Files a shell command would download to (curl -o/-O, wget -O/-P, …),
  * resolved against ctx->cwd, so later execution of them is caught. */
