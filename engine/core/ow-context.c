@@ -17,9 +17,13 @@ struct _OwContext
   OwAuditLog   *audit;     /* audit.db (owned) */
   OwHttpClient *http;      /* owned */
   OwSecretStore *secrets;  /* saved keys (owned reference); NULL = none */
+  char         *project_config;  /* the project's .openworker/config.toml, or NULL (owned) */
 };
 
 G_DEFINE_FINAL_TYPE (OwContext, ow_context, G_TYPE_OBJECT)
+
+enum { SIGNAL_CONFIG_CHANGED, N_SIGNALS };
+static guint signals[N_SIGNALS];
 
 static void
 ow_context_finalize (GObject *object)
@@ -32,6 +36,7 @@ ow_context_finalize (GObject *object)
   g_clear_pointer (&self->store, ow_store_free);
   g_clear_pointer (&self->config, ow_config_unref);
   g_clear_pointer (&self->paths, ow_paths_free);
+  g_clear_pointer (&self->project_config, g_free);
   G_OBJECT_CLASS (ow_context_parent_class)->finalize (object);
 }
 
@@ -39,6 +44,15 @@ static void
 ow_context_class_init (OwContextClass *klass)
 {
   G_OBJECT_CLASS (klass)->finalize = ow_context_finalize;
+
+  /**
+   * OwContext::config-changed:
+   *
+   * The settings were read again (ow_context_reload_config()).
+   */
+  signals[SIGNAL_CONFIG_CHANGED] =
+    g_signal_new ("config-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
 }
 
 static void
@@ -64,10 +78,10 @@ ow_context_new (const OwContextOptions *options, GError **error)
   else
     {
       g_autofree char *machine = g_build_filename (self->paths->config_dir, "config.toml", NULL);
-      g_autofree char *project = options->project_dir != NULL
-                                   ? g_build_filename (options->project_dir, ".openworker", "config.toml", NULL)
-                                   : NULL;
-      self->config = ow_config_load (machine, project, error);
+
+      if (options->project_dir != NULL)
+        self->project_config = g_build_filename (options->project_dir, ".openworker", "config.toml", NULL);
+      self->config = ow_config_load (machine, self->project_config, error);
       if (self->config == NULL)
         return NULL;
     }
@@ -126,6 +140,49 @@ OwSecretStore *
 ow_context_get_secrets (OwContext *self)
 {
   return self->secrets;
+}
+
+char *
+ow_context_dup_config_path (OwContext *self)
+{
+  return g_build_filename (self->paths->config_dir, "config.toml", NULL);
+}
+
+gboolean
+ow_context_reload_config (OwContext *self, GError **error)
+{
+  g_autofree char *machine = NULL;
+  OwConfig *fresh;
+
+  g_return_val_if_fail (OW_IS_CONTEXT (self), FALSE);
+
+  if (self->isolated)
+    return TRUE;
+  machine = ow_context_dup_config_path (self);
+  fresh = ow_config_load (machine, self->project_config, error);
+  if (fresh == NULL)
+    return FALSE;
+  g_clear_pointer (&self->config, ow_config_unref);
+  self->config = fresh;
+  g_signal_emit (self, signals[SIGNAL_CONFIG_CHANGED], 0);
+  return TRUE;
+}
+
+char *
+ow_context_dup_scratch_dir (OwContext *self)
+{
+  const char *configured = ow_config_get_string (self->config, "scratch_dir");
+
+  if (configured != NULL && *configured != '\0')
+    {
+      if (g_str_equal (configured, "~"))
+        return g_strdup (g_get_home_dir ());
+      if (g_str_has_prefix (configured, "~/"))
+        return g_build_filename (g_get_home_dir (), configured + 2, NULL);
+      if (g_path_is_absolute (configured))
+        return g_strdup (configured);
+    }
+  return g_build_filename (self->paths->state_dir, "scratch", NULL);
 }
 
 static gboolean

@@ -42,6 +42,18 @@ gboolean      ow_context_is_isolated    (OwContext *self);
 /* The secret store, or NULL when there is none (always NULL when isolated). */
 OwSecretStore *ow_context_get_secrets   (OwContext *self);
 
+/* The machine's config.toml (it need not exist yet). Transfer full. */
+char         *ow_context_dup_config_path (OwContext *self);
+/* Reads config.toml (and the project's, if any) again, after a settings
+ * screen wrote it, and emits ::config-changed. On failure the settings in
+ * use are kept. Call it from the main thread: ow_context_get_config()
+ * hands out borrowed pointers. */
+gboolean      ow_context_reload_config  (OwContext *self, GError **error);
+/* Where sessions without a folder of their own get one: config
+ * `scratch_dir` (an absolute path or one under "~/"), else
+ * <state>/scratch. Transfer full. */
+char         *ow_context_dup_scratch_dir (OwContext *self);
+
 /* The model to use when none is named: OPENWORKER_MODEL, else config
  * `model`; NULL when neither is set. */
 const char   *ow_context_default_model  (OwContext *self);

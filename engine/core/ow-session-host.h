@@ -49,7 +49,7 @@ OwContext     *ow_session_host_get_context  (OwSessionHost *self);
 OwInbox       *ow_session_host_get_inbox    (OwSessionHost *self);
 
 /* Creates and stores a session. @spec->workspace NULL = a scratch folder
- * under the state folder (<state>/scratch/<session-id>) becomes the
+ * (<scratch>/<session-id>, see ow_context_dup_scratch_dir()) becomes the
  * primary folder. @spec->model NULL = the default model (may stay NULL:
  * sending then fails with a clear "choose a model" error). Returns a new
  * reference to the loaded session. */

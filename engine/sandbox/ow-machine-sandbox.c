@@ -24,6 +24,7 @@
 #include "ow-error.h"
 #include "ow-json.h"
 #include "sandbox/ow-sandbox.h"
+#include "store/ow-config.h"
 #include "store/ow-paths.h"
 #include "store/ow-toml.h"
 #include "tools/ow-executor.h"
@@ -98,24 +99,19 @@ configured_provider (JsonNode *root)
   return v != NULL ? v : "direct";
 }
 
-/* Sets sandbox_provider and writes the file back, keeping its mode. */
-static gboolean
-write_provider (const char *path, JsonNode *root, const char *provider, GError **error)
+gboolean
+ow_machine_sandbox_set_provider (const char *config_path, const char *provider, GError **error)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *text = NULL;
-  GStatBuf st;
-  int mode = 0600;
+  g_autoptr(JsonNode) value = json_node_init_string (json_node_alloc (), provider);
 
-  json_object_set_string_member (json_node_get_object (root), "sandbox_provider", provider);
-  text = ow_toml_write (json_node_get_object (root), error);
-  if (text == NULL)
-    return FALSE;
-  if (g_stat (path, &st) == 0)
-    mode = st.st_mode & 0777;
-  if (!ow_paths_ensure_dir (dir, error))
-    return FALSE;
-  return ow_write_file_atomic (path, text, -1, mode, error);
+  g_return_val_if_fail (config_path != NULL && provider != NULL, FALSE);
+  return ow_config_file_set (config_path, "sandbox_provider", value, error);
+}
+
+const char *
+ow_machine_sandbox_default_provider (void)
+{
+  return DEFAULT_PROVIDER;
 }
 
 /* ---- status ---------------------------------------------------------------- */
@@ -159,36 +155,97 @@ print_status_lines (JsonObject *status, const char *provider, const char *config
     printf ("Sessions on this machine run their shell and file tools behind it.\n");
 }
 
+JsonObject *
+ow_machine_sandbox_status (const char *config_path, const char *provider, GError **error)
+{
+  g_autoptr(JsonNode) config = read_config (config_path, error);
+  g_autoptr(OwSandboxBackend) backend = NULL;
+  JsonObject *status;
+  const char *configured;
+
+  if (config == NULL)
+    return NULL;
+  configured = configured_provider (config);
+  if (provider == NULL)
+    provider = !g_str_equal (configured, "direct") ? configured : DEFAULT_PROVIDER;
+  backend = ow_sandbox_backend_for (provider, error);
+  if (backend == NULL)
+    return NULL;
+  status = ow_sandbox_backend_status (backend);
+  json_object_set_string_member (status, "configured", configured);
+  json_object_set_string_member (status, "config_file", config_path);
+  json_object_set_string_member (status, "provider", provider);
+  return status;
+}
+
+typedef struct {
+  char *config_path;
+  char *provider;
+} StatusArgs;
+
+static void
+status_args_free (StatusArgs *a)
+{
+  g_free (a->config_path);
+  g_free (a->provider);
+  g_free (a);
+}
+
+static void
+status_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  StatusArgs *a = task_data;
+  GError *error = NULL;
+  JsonObject *status = ow_machine_sandbox_status (a->config_path, a->provider, &error);
+
+  if (status == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, status, (GDestroyNotify) json_object_unref);
+}
+
+void
+ow_machine_sandbox_status_async (const char          *config_path,
+                                 const char          *provider,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  StatusArgs *a = g_new0 (StatusArgs, 1);
+
+  a->config_path = g_strdup (config_path);
+  a->provider = g_strdup (provider);
+  g_task_set_source_tag (task, ow_machine_sandbox_status_async);
+  g_task_set_task_data (task, a, (GDestroyNotify) status_args_free);
+  g_task_run_in_thread (task, status_in_thread);
+}
+
+JsonObject *
+ow_machine_sandbox_status_finish (GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 static int
 cmd_status (const char *provider_opt, gboolean as_json)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *path = config_path ();
-  g_autoptr(JsonNode) config = read_config (path, &error);
-  g_autoptr(OwSandboxBackend) backend = NULL;
-  g_autoptr(JsonObject) status = NULL;
-  const char *configured, *provider;
+  g_autoptr(JsonObject) status = ow_machine_sandbox_status (path, provider_opt, &error);
 
-  if (config == NULL)
+  if (status == NULL)
     {
       fprintf (stderr, "openworker: %s\n", error->message);
       return 1;
     }
-  configured = configured_provider (config);
-  provider = provider_opt != NULL ? provider_opt : !g_str_equal (configured, "direct") ? configured : DEFAULT_PROVIDER;
-  backend = backend_or_complain (provider);
-  if (backend == NULL)
-    return 1;
-  status = ow_sandbox_backend_status (backend);
   if (as_json)
     {
       g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
       g_autoptr(JsonGenerator) gen = json_generator_new ();
       g_autofree char *text = NULL;
 
-      json_object_set_string_member (status, "configured", configured);
-      json_object_set_string_member (status, "config_file", path);
-      json_object_set_string_member (status, "provider", provider);
       json_node_set_object (node, status);
       json_generator_set_root (gen, node);
       json_generator_set_pretty (gen, TRUE);
@@ -196,7 +253,8 @@ cmd_status (const char *provider_opt, gboolean as_json)
       printf ("%s\n", text);
     }
   else
-    print_status_lines (status, provider, configured, path);
+    print_status_lines (status, ow_json_get_string (status, "provider"), ow_json_get_string (status, "configured"),
+                        path);
   return ow_json_get_bool (status, "ready", FALSE) ? 0 : 1;
 }
 
@@ -204,29 +262,10 @@ cmd_status (const char *provider_opt, gboolean as_json)
 
 /* A throwaway sandbox's start and one command in it. */
 typedef struct {
-  GMainLoop    *loop;      /* runs until each step is done (borrowed) */
-  OwExecutor   *executor;  /* the started sandbox (owned) */
-  OwToolResult *result;    /* the command's result (owned) */
-  GError       *error;     /* why it failed (owned) */
+  char       *tmp;       /* the throwaway folder (owned) */
+  GPtrArray  *roots;     /* its one root (owned) */
+  OwExecutor *executor;  /* the started sandbox (owned) */
 } Proof;
-
-static void
-on_proof_started_cb (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  Proof *p = user_data;
-
-  p->executor = ow_sandbox_backend_start_finish (OW_SANDBOX_BACKEND (source), result, &p->error);
-  g_main_loop_quit (p->loop);
-}
-
-static void
-on_proof_ran_cb (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  Proof *p = user_data;
-
-  p->result = ow_executor_execute_finish (OW_EXECUTOR (source), result, &p->error);
-  g_main_loop_quit (p->loop);
-}
 
 static void
 rm_rf (const char *path)
@@ -246,51 +285,124 @@ rm_rf (const char *path)
   g_rmdir (path);
 }
 
-/* Opens a sandbox on an empty folder, proves it and runs `true` in it. */
+static void
+proof_free (Proof *p)
+{
+  if (p->executor != NULL)
+    g_object_unref (p->executor);
+  if (p->tmp != NULL)
+    rm_rf (p->tmp);
+  g_free (p->tmp);
+  g_clear_pointer (&p->roots, g_ptr_array_unref);
+  g_free (p);
+}
+
+static void
+on_proof_ran_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Proof *p = g_task_get_task_data (task);
+  GError *error = NULL;
+  g_autoptr(OwToolResult) ran = ow_executor_execute_finish (OW_EXECUTOR (source), result, &error);
+
+  if (ran != NULL && ran->status == OW_TOOL_STATUS_OK)
+    g_task_return_pointer (task, g_strdup (ow_executor_get_enforcement (p->executor)), g_free);
+  else if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_new_error (task, OW_SANDBOX_ERROR, OW_SANDBOX_ERROR_WALL_NOT_PROVED,
+                             "The sandbox started, but a command in it failed: %s",
+                             ran != NULL ? ran->text : "no result");
+}
+
+static void
+on_proof_started_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  Proof *p = g_task_get_task_data (task);
+  GCancellable *cancellable;
+  GError *error = NULL;
+
+  p->executor = ow_sandbox_backend_start_finish (OW_SANDBOX_BACKEND (source), result, &error);
+  if (p->executor == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  cancellable = g_task_get_cancellable (task);
+  ow_executor_execute_async (p->executor, "run_shell", "{\"command\":\"true\"}", cancellable, on_proof_ran_cb,
+                             g_steal_pointer (&task));
+}
+
+void
+ow_machine_sandbox_prove_async (OwSandboxBackend    *backend,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (backend, cancellable, callback, user_data);
+  g_autofree char *work = NULL, *scratch = NULL;
+  GError *error = NULL;
+  OwSandboxSpec spec = { 0 };
+  Proof *p = g_new0 (Proof, 1);
+
+  g_task_set_source_tag (task, ow_machine_sandbox_prove_async);
+  g_task_set_task_data (task, p, (GDestroyNotify) proof_free);
+  p->tmp = g_dir_make_tmp ("openworker-sandbox-setup-XXXXXX", &error);
+  if (p->tmp == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  work = g_build_filename (p->tmp, "work", NULL);
+  scratch = g_build_filename (p->tmp, "scratch", NULL);
+  g_mkdir (work, 0700);
+  p->roots = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_root_free);
+  g_ptr_array_add (p->roots, ow_root_new (work, TRUE, "workspace"));
+  spec.session_id = "machine-sandbox-setup";
+  spec.roots = p->roots;
+  spec.scratch_dir = scratch;
+  ow_sandbox_backend_start_async (backend, &spec, cancellable, on_proof_started_cb, g_steal_pointer (&task));
+}
+
+char *
+ow_machine_sandbox_prove_finish (OwSandboxBackend *backend, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, backend), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+typedef struct {
+  GMainLoop *loop;         /* borrowed */
+  char      *enforcement; /* owned */
+  GError    *error;       /* owned */
+} ProofWait;
+
+static void
+on_proved_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  ProofWait *w = user_data;
+
+  w->enforcement = ow_machine_sandbox_prove_finish (OW_SANDBOX_BACKEND (source), result, &w->error);
+  g_main_loop_quit (w->loop);
+}
+
+/* The command line waits for the proof on a loop of its own. */
 static gboolean
 prove_backend (OwSandboxBackend *backend, char **enforcement, GError **error)
 {
   g_autoptr(GMainLoop) loop = g_main_loop_new (NULL, FALSE);
-  g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_root_free);
-  g_autofree char *tmp = g_dir_make_tmp ("openworker-sandbox-setup-XXXXXX", error);
-  g_autofree char *work = NULL, *scratch = NULL;
-  OwSandboxSpec spec = { 0 };
-  Proof p = { .loop = loop };
-  gboolean ok = FALSE;
+  ProofWait w = { .loop = loop };
 
-  if (tmp == NULL)
-    return FALSE;
-  work = g_build_filename (tmp, "work", NULL);
-  scratch = g_build_filename (tmp, "scratch", NULL);
-  g_mkdir (work, 0700);
-  g_ptr_array_add (roots, ow_root_new (work, TRUE, "workspace"));
-  spec.session_id = "machine-sandbox-setup";
-  spec.roots = roots;
-  spec.scratch_dir = scratch;
-
-  ow_sandbox_backend_start_async (backend, &spec, NULL, on_proof_started_cb, &p);
+  ow_machine_sandbox_prove_async (backend, NULL, on_proved_cb, &w);
   g_main_loop_run (loop);
-  if (p.executor != NULL)
+  if (w.enforcement == NULL)
     {
-      ow_executor_execute_async (p.executor, "run_shell", "{\"command\":\"true\"}", NULL, on_proof_ran_cb, &p);
-      g_main_loop_run (loop);
-      if (p.result != NULL && p.result->status == OW_TOOL_STATUS_OK)
-        {
-          *enforcement = g_strdup (ow_executor_get_enforcement (p.executor));
-          ok = TRUE;
-        }
-      else if (p.error == NULL)
-        p.error = g_error_new (OW_SANDBOX_ERROR, OW_SANDBOX_ERROR_WALL_NOT_PROVED,
-                               "The sandbox started, but a command in it failed: %s",
-                               p.result != NULL ? p.result->text : "no result");
+      g_propagate_error (error, w.error);
+      return FALSE;
     }
-  if (!ok)
-    g_propagate_error (error, g_steal_pointer (&p.error));
-  g_clear_error (&p.error);
-  g_clear_pointer (&p.result, ow_tool_result_free);
-  g_clear_object (&p.executor);
-  rm_rf (tmp);
-  return ok;
+  *enforcement = w.enforcement;
+  return TRUE;
 }
 
 static int
@@ -335,7 +447,7 @@ cmd_setup (const char *provider_opt)
       printf ("%s already has sandbox_provider = \"%s\"; nothing changed.\n", path, provider);
       return 0;
     }
-  if (!write_provider (path, config, provider, &error))
+  if (!ow_machine_sandbox_set_provider (path, provider, &error))
     {
       fprintf (stderr, "openworker: %s\n", error->message);
       return 1;
@@ -365,7 +477,7 @@ cmd_remove (void)
       printf ("%s already runs tools directly (sandbox_provider = \"direct\"); nothing changed.\n", path);
       return 0;
     }
-  if (!write_provider (path, config, "direct", &error))
+  if (!ow_machine_sandbox_set_provider (path, "direct", &error))
     {
       fprintf (stderr, "openworker: %s\n", error->message);
       return 1;

@@ -71,6 +71,39 @@ ow_sandbox_backend_register (const char *provider, OwSandboxBackendFactory facto
   g_mutex_unlock (&registry_lock);
 }
 
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(const char *const *) a, *(const char *const *) b);
+}
+
+char **
+ow_sandbox_backend_list_registered (void)
+{
+  /* The order Settings shows them in: the native wall first. */
+  static const char *const order[] = { "linux", "seatbelt", "windows", "openshell", NULL };
+  g_autoptr(GStrvBuilder) out = g_strv_builder_new ();
+
+  g_mutex_lock (&registry_lock);
+  for (guint i = 0; order[i] != NULL; i++)
+    if (registry != NULL && g_hash_table_contains (registry, order[i]))
+      g_strv_builder_add (out, order[i]);
+  if (registry != NULL)
+    {
+      g_autofree const char **names = (const char **) g_hash_table_get_keys_as_array (registry, NULL);
+      g_autoptr(GPtrArray) rest = g_ptr_array_new ();
+
+      for (guint i = 0; names[i] != NULL; i++)
+        if (!g_strv_contains (order, names[i]))
+          g_ptr_array_add (rest, (gpointer) names[i]);
+      g_ptr_array_sort (rest, compare_names);
+      for (guint i = 0; i < rest->len; i++)
+        g_strv_builder_add (out, g_ptr_array_index (rest, i));
+    }
+  g_mutex_unlock (&registry_lock);
+  return g_strv_builder_end (out);
+}
+
 /* Why a known provider cannot be had here. */
 static const char *
 unavailable_reason (const char *provider)

@@ -90,4 +90,8 @@ void              ow_sandbox_backend_register (const char *provider, OwSandboxBa
  * and fails the same way. Transfer full. */
 OwSandboxBackend *ow_sandbox_backend_for      (const char *provider, GError **error);
 
+/* The providers with a registered backend, natively walled ones first
+ * ("linux", then "openshell" on Linux). Transfer full. */
+char            **ow_sandbox_backend_list_registered (void);
+
 G_END_DECLS

@@ -87,6 +87,9 @@ static const KnownKey known_keys[] = {
   { "sandbox_credentials", T_TABLE_ARRAY, NULL, 0 },
   { "sandbox_toolchains", T_STRV, NULL, 0 },
   { "providers", T_TABLE, NULL, 0 },
+  { "scratch_dir", T_STRING, NULL, 0 },
+  { "desktop", T_TABLE, NULL, 0 },
+  { "desktop.run_in_background", T_BOOL, NULL, 0 },
 };
 
 static JsonNode *
@@ -241,6 +244,19 @@ check_providers (const char *file, JsonObject *root, GError **error)
   return TRUE;
 }
 
+/* Every known key of @root has the right type and value. */
+static gboolean
+check_root (const char *path, JsonObject *root, GError **error)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (known_keys); i++)
+    {
+      JsonNode *node = lookup (root, known_keys[i].key);
+      if (node != NULL && !check_key (path, node, &known_keys[i], error))
+        return FALSE;
+    }
+  return check_providers (path, root, error);
+}
+
 static JsonObject *
 load_file (const char *path, GError **error)
 {
@@ -264,13 +280,7 @@ load_file (const char *path, GError **error)
                    "%s is not valid TOML: %s. Fix the file and try again.", path, local->message);
       return NULL;
     }
-  for (gsize i = 0; i < G_N_ELEMENTS (known_keys); i++)
-    {
-      JsonNode *node = lookup (json_node_get_object (root), known_keys[i].key);
-      if (node != NULL && !check_key (path, node, &known_keys[i], error))
-        return NULL;
-    }
-  if (!check_providers (path, json_node_get_object (root), error))
+  if (!check_root (path, json_node_get_object (root), error))
     return NULL;
   return json_object_ref (json_node_get_object (root));
 }
@@ -442,6 +452,14 @@ ow_config_get_table (OwConfig *config, const char *key)
   return n != NULL && JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
 }
 
+JsonArray *
+ow_config_get_array (OwConfig *config, const char *key)
+{
+  JsonNode *n = lookup (config->root, key);
+
+  return n != NULL && JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
+}
+
 const char *const *
 ow_config_get_ignored_project_keys (OwConfig *config)
 {
@@ -454,15 +472,78 @@ ow_config_get_project_deny (OwConfig *config)
   return (const char *const *) config->project_deny->pdata;
 }
 
+/* Writes @root to @path atomically, keeping the file's mode (0600 for a new one). */
+static gboolean
+write_file (const char *path, JsonObject *root, GError **error)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *text = NULL;
+  GStatBuf st;
+  int mode = 0600;
+
+  text = ow_toml_write (root, error);
+  if (text == NULL)
+    return FALSE;
+  if (g_stat (path, &st) == 0)
+    mode = st.st_mode & 0777;
+  dir = g_path_get_dirname (path);
+  if (!ow_paths_ensure_dir (dir, error))
+    return FALSE;
+  return ow_write_file_atomic (path, text, -1, mode, error);
+}
+
+gboolean
+ow_config_file_set (const char *path, const char *key, JsonNode *value, GError **error)
+{
+  g_autoptr(JsonObject) root = load_file (path, error);
+  g_auto(GStrv) parts = NULL;
+  JsonObject *obj;
+  guint n;
+
+  g_return_val_if_fail (key != NULL && *key != '\0', FALSE);
+
+  if (root == NULL)
+    return FALSE;
+  parts = g_strsplit (key, ".", -1);
+  n = g_strv_length (parts);
+  obj = root;
+  for (guint i = 0; i + 1 < n; i++)
+    {
+      JsonNode *child = json_object_get_member (obj, parts[i]);
+
+      if (child == NULL)
+        {
+          if (value == NULL)
+            return TRUE;   /* nothing to remove */
+          json_object_set_object_member (obj, parts[i], json_object_new ());
+          child = json_object_get_member (obj, parts[i]);
+        }
+      if (!JSON_NODE_HOLDS_OBJECT (child))
+        {
+          g_set_error (error, OW_CONFIG_ERROR, OW_CONFIG_ERROR_INVALID,
+                       "%s: %s is not a table, so %s cannot be set; fix the file by hand first.", path, parts[i], key);
+          return FALSE;
+        }
+      obj = json_node_get_object (child);
+    }
+  if (value != NULL)
+    json_object_set_member (obj, parts[n - 1], json_node_copy (value));
+  else if (json_object_has_member (obj, parts[n - 1]))
+    json_object_remove_member (obj, parts[n - 1]);
+  else
+    return TRUE;
+  /* The same checks as loading: a value that would make the file fail to
+   * load is refused here, and the file is left as it was. */
+  if (!check_root (path, root, error))
+    return FALSE;
+  return write_file (path, root, error);
+}
+
 gboolean
 ow_config_file_add_to_list (const char *path, const char *key, const char *value, GError **error)
 {
   g_autoptr(JsonObject) root = load_file (path, error);
-  g_autofree char *dir = NULL;
-  g_autofree char *text = NULL;
   JsonArray *list;
-  GStatBuf st;
-  int mode = 0600;
 
   if (root == NULL)
     return FALSE;
@@ -479,13 +560,5 @@ ow_config_file_add_to_list (const char *path, const char *key, const char *value
     if (g_strcmp0 (json_array_get_string_element (list, i), value) == 0)
       return TRUE;
   json_array_add_string_element (list, value);
-  text = ow_toml_write (root, error);
-  if (text == NULL)
-    return FALSE;
-  if (g_stat (path, &st) == 0)
-    mode = st.st_mode & 0777;
-  dir = g_path_get_dirname (path);
-  if (!ow_paths_ensure_dir (dir, error))
-    return FALSE;
-  return ow_write_file_atomic (path, text, -1, mode, error);
+  return write_file (path, root, error);
 }

@@ -2,11 +2,13 @@
  *
  * The machine's config.toml (in the config folder) holds the settings a
  * person edits: the default model, approval mode, attendance, policy rules,
- * sandbox choices and per-provider overrides ([providers.<id>] base_url,
- * wire). A project may carry .openworker/config.toml, which can narrow what
- * the machine allows but never widen it: it may pick a model, lower the
- * iteration ceiling, choose a stricter approval mode and add deny rules;
- * everything else in it is ignored (and listed, so a person can see why).
+ * sandbox choices, per-provider overrides ([providers.<id>] base_url,
+ * wire), the folder sessions without one work in (scratch_dir) and the
+ * desktop app's own choices ([desktop] run_in_background). A project may
+ * carry .openworker/config.toml, which can narrow what the machine allows
+ * but never widen it: it may pick a model, lower the iteration ceiling,
+ * choose a stricter approval mode and add deny rules; everything else in
+ * it is ignored (and listed, so a person can see why).
  *
  * Known keys are checked when loading; a wrong type or value fails with the
  * file, the key and what is allowed. Unknown keys are kept and ignored.
@@ -34,6 +36,9 @@ gboolean     ow_config_get_bool      (OwConfig *config, const char *key, gboolea
 /* A newly allocated NULL-terminated list of the strings in an array; NULL when unset. */
 char       **ow_config_get_strv      (OwConfig *config, const char *key);
 JsonObject  *ow_config_get_table     (OwConfig *config, const char *key);
+/* An array as it is in the file ([[sandbox_credentials]] tables, …);
+ * borrowed, NULL when unset. */
+JsonArray   *ow_config_get_array     (OwConfig *config, const char *key);
 /* The project config's [policy] deny rules (NULL-terminated; the machine's
  * own are under "policy.deny"). */
 const char *const *ow_config_get_project_deny (OwConfig *config);
@@ -45,6 +50,14 @@ const char *const *ow_config_get_ignored_project_keys (OwConfig *config);
  * with its mode kept (0600 for a new file). Comments in the file are not
  * kept: the file is rewritten from its parsed form. */
 gboolean     ow_config_file_add_to_list (const char *path, const char *key, const char *value, GError **error);
+
+/* Sets the dotted @key ("sandbox_network_profile", "providers.ollama.base_url")
+ * in the config file at @path to a copy of @value, creating tables on the
+ * way; a %NULL @value removes the key. The result is checked as loading
+ * checks it — a wrong type or value fails and the file is left as it was —
+ * then written back atomically with its mode kept (0600 for a new file).
+ * Like ow_config_file_add_to_list(), comments in the file are not kept. */
+gboolean     ow_config_file_set         (const char *path, const char *key, JsonNode *value, GError **error);
 
 /* Approval modes, strictest first (the order is used to decide whether a
  * project narrows). Aliases "interactive" (= ask) and "auto"

@@ -380,12 +380,13 @@ GPtrArray *
 ow_store_session_list (OwStore *store, const char *workspace, const char *session_id, GError **error)
 {
   /* One statement for the whole list: the pending-ask count uses the
-   * inbox's (session_id, call_id) index and the first user message is
-   * looked up only for sessions that have no title. */
+   * inbox's (session_id, call_id) index ("+" keeps the planner off the
+   * state index, which would scan every pending item per session) and the
+   * first user message is looked up only for sessions with no title. */
   sqlite3_stmt *stmt = ow_db_prepare (store->db,
-    "SELECT s.session_id, s.workspace, s.model, s.mode, s.coworker, s.title, s.origin, s.roots, s.grants,"
+    "SELECT s.session_id, s.workspace, s.model, s.mode, s.coworker, s.title, s.origin, NULL, NULL,"
     " s.pinned, s.archived, s.n_msgs, s.created_at, s.updated_at, s.auto_title, s.renamed, s.origin_label,"
-    " (SELECT COUNT(*) FROM inbox_items i WHERE i.session_id = s.session_id AND i.state = 'pending'),"
+    " (SELECT COUNT(*) FROM inbox_items i WHERE i.session_id = s.session_id AND +i.state = 'pending'),"
     " CASE WHEN s.title IS NULL AND s.auto_title IS NULL THEN"
     "  (SELECT json_extract (m.body, '$.content') FROM messages m WHERE m.session_id = s.session_id"
     "   AND json_extract (m.body, '$.role') = 'user' ORDER BY m.idx LIMIT 1) END"
@@ -499,4 +500,26 @@ ow_store_workspace_recent (OwStore *store, guint limit, GError **error)
       return NULL;
     }
   return g_steal_pointer (&paths);
+}
+
+GPtrArray *
+ow_store_session_list_unfinished (OwStore *store, GError **error)
+{
+  sqlite3_stmt *stmt = ow_db_prepare (store->db,
+    "SELECT s.session_id FROM sessions s WHERE (SELECT e.type FROM events e WHERE e.session_id = s.session_id"
+    " ORDER BY e.seq DESC LIMIT 1) <> 'turn_done'", error);
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  int rc;
+
+  if (stmt == NULL)
+    return NULL;
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    g_ptr_array_add (ids, column_dup (stmt, 0));
+  sqlite3_reset (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      ow_db_set_error (store->db, rc, "find unfinished turns", error);
+      return NULL;
+    }
+  return g_steal_pointer (&ids);
 }

@@ -107,7 +107,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (OwSessionListRow, ow_session_list_row_free)
 
 /* Sessions (OwSessionListRow*), pinned first, then most recently updated;
  * internal ids (starting "__") left out. @workspace and @session_id
- * filter when not NULL. */
+ * filter when not NULL. The rows' roots and grants are not read (NULL). */
 GPtrArray    *ow_store_session_list        (OwStore *store, const char *workspace, const char *session_id,
                                             GError **error);
 /* Sets pinned / archived (-1 leaves one as it is) without touching
@@ -117,6 +117,9 @@ gboolean      ow_store_session_set_flags   (OwStore *store, const char *session_
 /* A title a person chose: sets it and marks the session renamed. */
 gboolean      ow_store_session_rename      (OwStore *store, const char *session_id, const char *title,
                                             GError **error);
+/* Sessions whose event log does not end with "turn_done" (char*): a turn
+ * was running when the process stopped. One index seek per session. */
+GPtrArray    *ow_store_session_list_unfinished (OwStore *store, GError **error);
 /* The most recently used workspace folders (char*), newest first. */
 GPtrArray    *ow_store_workspace_recent    (OwStore *store, guint limit, GError **error);
 

@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 #define ALL_CHECKS (OW_SAFETY_DOWNLOADED_EXEC | OW_SAFETY_WRITE_OUTSIDE | OW_SAFETY_PROTECTED_FILE \
                     | OW_SAFETY_PERSISTENT_AUTHORITY | OW_SAFETY_RECURSIVE_DELETE \
-                    | OW_SAFETY_CREDENTIAL_READ)
+                    | OW_SAFETY_CREDENTIAL_READ | OW_SAFETY_OPAQUE_CODE)
 
 static const char *const roots[] = { "/nonexistent-ow-fuzz/ws", "/nonexistent-ow-fuzz/ro", NULL };
 static const gboolean writable[] = { TRUE, FALSE };

@@ -1,0 +1,69 @@
+/* ow-desktop-main.c: `openworker-desktop`, the desktop application.
+ *
+ *   openworker-desktop [FOLDER…]
+ *
+ * A thin shell around OwApplication (ui/): registers this platform's
+ * sandbox and keyring, keeps keys out of every log line, and runs the
+ * application — a second launch presents the running window, and a
+ * folder opens a new session there. On a machine with no display it runs
+ * `openworker-server` instead, which prints the browser URL.
+ */
+#include <locale.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <glib/gi18n.h>
+
+#include "config-ui.h"
+#include "ow-application.h"
+#include "ow-redact.h"
+#include "ow-sandbox-linux.h"
+#include "ow-secret-libsecret.h"
+#include "sandbox/ow-sandbox-openshell.h"
+
+/* No X11 or Wayland display: hand over to the loopback server, which
+ * prints http://127.0.0.1:PORT/#token=… for a browser. */
+static int
+run_server_instead (void)
+{
+  g_autofree char *self_path = g_file_read_link ("/proc/self/exe", NULL);
+  g_autofree char *dir = self_path != NULL ? g_path_get_dirname (self_path) : NULL;
+  g_autofree char *sibling = dir != NULL ? g_build_filename (dir, "openworker-server", NULL) : NULL;
+  g_autofree char *server = sibling != NULL && g_file_test (sibling, G_FILE_TEST_IS_EXECUTABLE)
+                              ? g_strdup (sibling) : g_find_program_in_path ("openworker-server");
+  char *argv[] = { server, NULL };
+
+  fprintf (stderr, "%s\n", _("There is no display here, so OpenWorker serves its browser interface instead."));
+  if (server == NULL)
+    {
+      fprintf (stderr, "%s\n", _("openworker-server was not found next to openworker-desktop or on the PATH."));
+      return 1;
+    }
+  execv (server, argv);
+  perror ("openworker-server");
+  return 1;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(OwApplication) app = NULL;
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, OW_LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+    return run_server_instead ();
+
+  ow_sandbox_linux_register ();
+  ow_sandbox_openshell_register ();
+  ow_secret_libsecret_register ();
+  /* No log line ever carries a key, nor the API's token. */
+  ow_redact_install_log_writer ();
+
+  g_set_application_name ("OpenWorker");
+  app = ow_application_new (NULL);
+  return g_application_run (G_APPLICATION (app), argc, argv);
+}

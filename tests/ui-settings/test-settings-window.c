@@ -1,0 +1,965 @@
+/* test-settings-window.c: the Settings window on a display, against real parts.
+ *
+ * Runs inside ui-session.py: a display, a private session bus, a fresh
+ * gnome-keyring, HOME and the XDG folders in a temporary directory that is
+ * searched afterwards for every test key. Each page is driven through its
+ * actions and widgets, as a person would, and checked in what it wrote:
+ *
+ *   models     a key pasted into Models & Keys lands in the keyring (read
+ *              back over libsecret) and in no file; Test against the
+ *              scripted model server says ok for the right key and refused
+ *              for a wrong one; Remove forgets it; a local server's address;
+ *              the per-model settings dialog and the default model
+ *   approvals  a standing rule is listed with its provenance and revoked;
+ *              the default mode is written; the config's lists are shown
+ *   sandbox    the status check's findings for each type; setting up the
+ *              Linux sandbox proves it and turns it on; the network choice,
+ *              "Choose sites…", toolchains and shared credentials
+ *   general    run in the background, start at login, the scratch folder
+ *   machines   this machine's facts
+ *   appearance the Settings portal's color-scheme, followed live
+ *
+ * Every page is saved as a screenshot ($OW_SCREENSHOT_DIR).
+ */
+#include <glib/gstdio.h>
+#include <libsecret/secret.h>
+#include <string.h>
+
+#include "ow-appearance.h"
+#include "ow-autostart-xdg.h"
+#include "ow-credential-dialog.h"
+#include "ow-model-server.h"
+#include "ow-model-settings-dialog.h"
+#include "ow-provider-row.h"
+#include "ow-secret-libsecret.h"
+#include "ow-sandbox-linux.h"
+#include "ow-settings-approvals-page.h"
+#include "ow-settings-general-page.h"
+#include "ow-settings-models-page.h"
+#include "ow-settings-sandbox-page.h"
+#include "ow-settings-window-private.h"
+#include "ow-sites-dialog.h"
+#include "sandbox/ow-sandbox-openshell.h"
+#include "settings-test-util.h"
+#include "store/ow-model-config.h"
+
+#define GOOD_KEY SECRET_MARKER "-openai-good"
+#define WRONG_KEY "sk-wrong-0000000000000000"
+
+/* The schema the keyring store writes with (platform/linux/ow-secret-libsecret.c). */
+static const SecretSchema keyring_schema = {
+  "org.openworker.Secret", SECRET_SCHEMA_NONE,
+  { { "kind", SECRET_SCHEMA_ATTRIBUTE_STRING }, { "name", SECRET_SCHEMA_ATTRIBUTE_STRING }, { NULL, 0 } },
+  0, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+};
+
+static char *
+keyring_lookup (const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  char *value = secret_password_lookup_sync (&keyring_schema, NULL, &error, "kind", "provider", "name", name, NULL);
+
+  g_assert_no_error (error);
+  return value;
+}
+
+static OwSettingsWindow *
+open_window (SettingsHome *home, OwAutostart *autostart, const char *page)
+{
+  GtkWindow *window = ow_settings_window_new_for (NULL, home->ctx, home->secrets, autostart, page);
+
+  gtk_window_present (window);
+  return OW_SETTINGS_WINDOW (window);
+}
+
+static gboolean
+is_true (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+/* ---- Models & Keys ---------------------------------------------------------------- */
+
+typedef struct {
+  OwProviderItem *item;
+  const char     *needle;   /* in the message */
+} MessageWait;
+
+static gboolean
+message_has (gpointer data)
+{
+  MessageWait *w = data;
+  const char *m = ow_provider_item_get_message (w->item);
+
+  return !ow_provider_item_get_busy (w->item) && m != NULL && strstr (m, w->needle) != NULL;
+}
+
+static void
+wait_message (OwProviderItem *item, const char *needle)
+{
+  MessageWait w = { item, needle };
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  while (!message_has (&w))
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (2000);
+      if (g_get_monotonic_time () > deadline)
+        g_error ("timed out waiting for “%s” on %s; it says “%s”", needle, ow_provider_item_get_id (item),
+                 ow_provider_item_get_message (item));
+    }
+}
+
+static gboolean
+list_loaded (gpointer data)
+{
+  return ow_provider_list_get_loaded (data);
+}
+
+static gboolean
+item_saved (gpointer data)
+{
+  return ow_provider_item_get_saved (data) && !ow_provider_item_get_busy (data);
+}
+
+static gboolean
+item_not_saved (gpointer data)
+{
+  return !ow_provider_item_get_saved (data) && !ow_provider_item_get_busy (data);
+}
+
+static void
+type_into (GtkWidget *row, GType type, const char *text)
+{
+  GtkWidget *entry = find_type (row, type);
+
+  g_assert_nonnull (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), text);
+}
+
+/* Types into the entry a template named @id. */
+static void
+set_text (GtkWidget *root, const char *id, const char *text)
+{
+  GtkWidget *entry = find_named (root, id, G_TYPE_INVALID);
+
+  g_assert_nonnull (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), text);
+}
+
+static void
+test_models_keys (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) script = json_from_string ("{\"keys\": [\"" GOOD_KEY "\"], \"models\": [\"gpt-4o\"], "
+                                                 "\"turns\": []}", &error);
+  g_autoptr(JsonNode) keyless = json_from_string ("{\"models\": [\"qwen3:8b\"], \"turns\": []}", &error);
+  g_autoptr(OwModelServer) server = NULL;
+  g_autoptr(OwModelServer) local = NULL;
+  g_autofree char *url = NULL;
+  g_autofree char *local_url = NULL;
+  g_autofree char *config = NULL;
+  SettingsHome home = { 0 };
+  OwSettingsWindow *window;
+  OwSettingsModelsPage *page;
+  OwProviderList *list;
+  OwProviderItem *openai, *anthropic, *ollama;
+  GtkWidget *row;
+  g_autofree char *stored = NULL;
+
+  g_assert_no_error (error);
+  server = ow_model_server_new (script, &error);
+  g_assert_no_error (error);
+  url = ow_model_server_get_url (server);
+  /* A local server takes no key. */
+  local = ow_model_server_new (keyless, &error);
+  g_assert_no_error (error);
+  local_url = ow_model_server_get_url (local);
+  /* OpenAI's calls go to the scripted server, as config.toml can send them. */
+  config = g_strdup_printf ("[providers.openai]\nbase_url = \"%s/v1\"\n", url);
+  g_setenv ("ANTHROPIC_API_KEY", "not-a-real-key-anthropic", TRUE);
+  settings_home_init (&home, config);
+  g_assert_cmpstr (ow_secret_store_get_backend (home.secrets), ==, "keyring");
+
+  window = open_window (&home, NULL, "models");
+  page = OW_SETTINGS_MODELS_PAGE (ow_settings_window_get_page_widget (window, "models"));
+  list = ow_settings_models_page_get_providers (page);
+  spin_until (list_loaded, list, "the saved keys to be listed");
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (list)), ==, ow_provider_catalog_get ()->len);
+
+  openai = ow_provider_list_lookup (list, "openai");
+  anthropic = ow_provider_list_lookup (list, "anthropic");
+  ollama = ow_provider_list_lookup (list, "ollama");
+  g_assert_cmpint (ow_provider_item_get_key_state (openai), ==, OW_KEY_STATE_NONE);
+  g_assert_cmpint (ow_provider_item_get_key_state (anthropic), ==, OW_KEY_STATE_ENV);
+  g_assert_cmpint (ow_provider_item_get_key_state (ollama), ==, OW_KEY_STATE_NOT_NEEDED);
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "From the environment (ANTHROPIC_API_KEY)"));
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "On Your Own Hardware"));
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "Secret Service"));
+
+  /* Paste a key and save it: it goes to the keyring. */
+  row = find_named (GTK_WIDGET (window), "openai", OW_TYPE_PROVIDER_ROW);
+  g_assert_nonnull (row);
+  ow_provider_row_set_expanded (OW_PROVIDER_ROW (row), TRUE);
+  g_assert_false (gtk_widget_activate_action (row, "row.save-key", NULL)
+                  && ow_provider_item_get_busy (openai));   /* nothing typed: disabled */
+  type_into (row, GTK_TYPE_PASSWORD_ENTRY, GOOD_KEY);
+  g_assert_true (gtk_widget_activate_action (row, "row.save-key", NULL));
+  spin_until (item_saved, openai, "the key to be saved");
+  wait_message (openai, "Key saved.");
+  stored = keyring_lookup ("openai");
+  g_assert_cmpstr (stored, ==, GOOD_KEY);
+  g_assert_cmpint (ow_provider_item_get_key_state (openai), ==, OW_KEY_STATE_SAVED);
+  g_assert_nonnull (find_label (row, "Saved in the keyring"));
+  /* The field let go of the key. */
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (find_type (row, GTK_TYPE_PASSWORD_ENTRY))), ==, "");
+
+  /* Test the saved key (nothing typed): the scripted server takes it. */
+  g_assert_true (gtk_widget_activate_action (row, "row.test", NULL));
+  wait_message (openai, "The key works.");
+  {
+    JsonArray *requests = ow_model_server_get_requests (server);
+    JsonObject *last = json_array_get_object_element (requests, json_array_get_length (requests) - 1);
+    JsonObject *headers = json_object_get_object_member (last, "headers");
+
+    g_assert_cmpstr (json_object_get_string_member (last, "path"), ==, "/v1/models");
+    g_assert_cmpstr (json_object_get_string_member (headers, "authorization"), ==, "Bearer " GOOD_KEY);
+  }
+  g_assert_true (gtk_widget_has_css_class (GTK_WIDGET (find_label (row, "The key works.")), "ow-ok"));
+  screenshot (GTK_WIDGET (window), "settings-models");
+
+  /* A wrong key typed in is refused, and the saved one stays. */
+  type_into (row, GTK_TYPE_PASSWORD_ENTRY, WRONG_KEY);
+  g_assert_true (gtk_widget_activate_action (row, "row.test", NULL));
+  wait_message (openai, "refused");
+  g_assert_cmpint (ow_provider_item_get_message_kind (openai), ==, OW_MESSAGE_ERROR);
+  g_assert_null (strstr (ow_provider_item_get_message (openai), WRONG_KEY));
+  g_assert_true (ow_provider_item_get_saved (openai));
+  screenshot (GTK_WIDGET (window), "settings-models-refused");
+  type_into (row, GTK_TYPE_PASSWORD_ENTRY, "");
+
+  /* A local server's address goes to config.toml, and Test reaches it. */
+  row = find_named (GTK_WIDGET (window), "ollama", OW_TYPE_PROVIDER_ROW);
+  g_assert_nonnull (row);
+  ow_provider_row_set_expanded (OW_PROVIDER_ROW (row), TRUE);
+  g_assert_false (gtk_widget_get_visible (find_type (row, GTK_TYPE_PASSWORD_ENTRY)));
+  type_into (row, GTK_TYPE_ENTRY, "ftp://nowhere");
+  g_assert_true (gtk_widget_activate_action (row, "row.save-address", NULL));
+  wait_message (ollama, "http://");
+  type_into (row, GTK_TYPE_ENTRY, local_url);
+  g_assert_true (gtk_widget_activate_action (row, "row.save-address", NULL));
+  wait_message (ollama, "Address saved.");
+  {
+    g_autofree char *want = g_strdup_printf ("base_url = \"%s\"", local_url);
+    wait_config_holds (&home, want);
+  }
+  g_assert_cmpstr (ow_provider_item_get_base_url (ollama), ==, local_url);
+  g_assert_true (ow_provider_item_get_configured (ollama));
+  g_assert_true (gtk_widget_activate_action (row, "row.test", NULL));
+  wait_message (ollama, "The server answers.");
+
+  /* The models offered now: the configured providers' recommended ones. */
+  {
+    GListModel *models = ow_settings_models_page_get_models (page);
+    gboolean found = FALSE;
+
+    spin_for (200);
+    for (guint i = 0; i < g_list_model_get_n_items (models); i++)
+      {
+        g_autoptr(GtkStringObject) s = g_list_model_get_item (models, i);
+        found |= g_str_equal (gtk_string_object_get_string (s), "openai:gpt-5.6-sol");
+      }
+    g_assert_true (found);
+  }
+
+  /* Remove forgets the key in the keyring. */
+  row = find_named (GTK_WIDGET (window), "openai", OW_TYPE_PROVIDER_ROW);
+  g_assert_true (gtk_widget_activate_action (row, "row.remove-key", NULL));
+  spin_until (item_not_saved, openai, "the key to be removed");
+  wait_message (openai, "Key removed.");
+  g_assert_null (keyring_lookup ("openai"));
+  g_assert_cmpint (ow_provider_item_get_key_state (openai), ==, OW_KEY_STATE_NONE);
+
+  /* Saved once more, so the search of every file afterwards has a key to
+   * look for that is still in the keyring. */
+  type_into (row, GTK_TYPE_PASSWORD_ENTRY, GOOD_KEY);
+  g_assert_true (gtk_widget_activate_action (row, "row.save-key", NULL));
+  spin_until (item_saved, openai, "the key to be saved again");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  settings_home_clear (&home);
+}
+
+static gboolean
+window_gone (gpointer data)
+{
+  return *(GtkWidget **) data == NULL;
+}
+
+static void
+test_model_settings (void)
+{
+  SettingsHome home = { 0 };
+  OwSettingsWindow *window;
+  OwSettingsModelsPage *page;
+  GtkWidget *dialog;
+  g_autofree char *path = NULL;
+  g_autoptr(GError) error = NULL;
+
+  settings_home_init (&home, NULL);
+  path = g_build_filename (home.paths->config_dir, "model_config.json", NULL);
+  window = open_window (&home, NULL, "models");
+  page = OW_SETTINGS_MODELS_PAGE (ow_settings_window_get_page_widget (window, "models"));
+
+  /* "Add Model…" refuses an id no provider has. */
+  set_text (GTK_WIDGET (page), "add_model_entry", "nosuchprovider:model");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "models.add-model", NULL));
+  g_assert_nonnull (find_label (GTK_WIDGET (page), "nosuchprovider"));
+  g_assert_null (find_toplevel (OW_TYPE_MODEL_SETTINGS_DIALOG, NULL));
+
+  /* The dialog, as a person fills it. */
+  set_text (GTK_WIDGET (page), "add_model_entry", "ollama:qwen3:8b");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "models.add-model", NULL));
+  dialog = find_toplevel (OW_TYPE_MODEL_SETTINGS_DIALOG, NULL);
+  g_assert_nonnull (dialog);
+  g_assert_cmpstr (ow_model_settings_dialog_get_model_id (OW_MODEL_SETTINGS_DIALOG (dialog)), ==, "ollama:qwen3:8b");
+  spin_for (300);   /* the saved settings (none) are read */
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (find_named (dialog, "context_spin", G_TYPE_INVALID)), 65536);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (find_named (dialog, "max_output_spin", G_TYPE_INVALID)), 16000);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (find_named (dialog, "thinking_drop", G_TYPE_INVALID)), 1);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (find_named (dialog, "effort_drop", G_TYPE_INVALID)), 5);   /* high */
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (find_named (dialog, "temperature_check", G_TYPE_INVALID)), TRUE);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (find_named (dialog, "temperature_spin", G_TYPE_INVALID)), 0.7);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (find_named (dialog, "compaction_check", G_TYPE_INVALID)), TRUE);
+  gtk_range_set_value (GTK_RANGE (find_named (dialog, "compaction_scale", G_TYPE_INVALID)), 0.8);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (find_named (dialog, "default_check", G_TYPE_INVALID)), TRUE);
+  screenshot (dialog, "settings-model-dialog");
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  g_assert_true (gtk_widget_activate_action (dialog, "dialog.save", NULL));
+  spin_until (window_gone, &dialog, "the dialog to save and close");
+
+  {
+    g_autoptr(OwModelConfig) config = ow_model_config_load (path, &error);
+    g_auto(OwModelSettings) s = { 0 };
+
+    g_assert_no_error (error);
+    ow_model_settings_init (&s);
+    g_assert_true (ow_model_config_lookup (config, "ollama:qwen3:8b", &s));
+    g_assert_cmpint (s.context_size, ==, 65536);
+    g_assert_cmpint (s.max_output_tokens, ==, 16000);
+    g_assert_cmpint (s.thinking, ==, 1);
+    g_assert_cmpstr (s.reasoning_effort, ==, "high");
+    g_assert_cmpfloat_with_epsilon (s.temperature, 0.7, 1e-9);
+    g_assert_cmpfloat_with_epsilon (s.compaction_threshold_pct, 0.8, 1e-9);
+    g_assert_true (s.top_p < 0);   /* left at its default: not saved */
+    g_assert_true (s.is_default);
+    g_assert_cmpstr (ow_model_config_default_model (config), ==, "ollama:qwen3:8b");
+  }
+
+  /* The page now offers it, first, as the default. */
+  {
+    GListModel *models = ow_settings_models_page_get_models (page);
+    g_autoptr(GtkStringObject) first = NULL;
+
+    spin_for (300);
+    g_assert_cmpuint (g_list_model_get_n_items (models), >=, 1);
+    first = g_list_model_get_item (models, 0);
+    g_assert_cmpstr (gtk_string_object_get_string (first), ==, "ollama:qwen3:8b");
+    g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (find_named (GTK_WIDGET (page), "default_drop",
+                                                                             G_TYPE_INVALID))), ==, 0);
+  }
+
+  /* Opened again, the dialog shows what was saved; Reset forgets it. */
+  dialog = GTK_WIDGET (ow_settings_models_page_open_settings (page, "ollama:qwen3:8b"));
+  spin_for (300);
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (find_named (dialog, "context_spin", G_TYPE_INVALID))),
+                     ==, 65536);
+  g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (find_named (dialog, "default_check", G_TYPE_INVALID))));
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  g_assert_true (gtk_widget_activate_action (dialog, "dialog.reset", NULL));
+  spin_until (window_gone, &dialog, "the dialog to reset and close");
+  {
+    g_autoptr(OwModelConfig) config = ow_model_config_load (path, &error);
+    g_auto(OwModelSettings) s = { 0 };
+    ow_model_settings_init (&s);
+    g_assert_false (ow_model_config_lookup (config, "ollama:qwen3:8b", &s));
+  }
+
+  /* llama.cpp fixes its context size when it starts: shown, not set. */
+  dialog = GTK_WIDGET (ow_settings_models_page_open_settings (page, "llamacpp:my-model"));
+  g_assert_false (gtk_widget_get_sensitive (find_named (dialog, "context_spin", G_TYPE_INVALID)));
+  g_assert_true (gtk_widget_get_visible (find_named (dialog, "context_note", G_TYPE_INVALID)));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  settings_home_clear (&home);
+}
+
+/* ---- Approvals ------------------------------------------------------------------------ */
+
+typedef struct {
+  GtkWidget  *root;
+  const char *name;
+} Named;
+
+static gboolean
+named_gone (gpointer data)
+{
+  Named *n = data;
+  return find_named (n->root, n->name, G_TYPE_INVALID) == NULL;
+}
+
+static void
+test_approvals (void)
+{
+  SettingsHome home = { 0 };
+  OwSettingsWindow *window;
+  GtkWidget *page, *row;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = NULL;
+  gint64 id;
+  GtkDropDown *drop;
+  GListModel *modes;
+
+  settings_home_init (&home, "[policy]\nallow = [\"read_file\", \"run_shell:git log\"]\n"
+                             "deny = [\"run_shell:rm\"]\n");
+  /* A rule a person made with "Always allow" on a card. */
+  id = ow_standing_rules_add (ow_context_get_store (home.ctx), "run_shell:git status", "allow", "person",
+                              "5e551011d000", "routine", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (id, >, 0);
+
+  window = open_window (&home, NULL, "approvals");
+  page = ow_settings_window_get_page_widget (window, "approvals");
+  name = g_strdup_printf ("rule-%" G_GINT64_FORMAT, id);
+  row = find_named (page, name, G_TYPE_INVALID);
+  g_assert_nonnull (row);
+  g_assert_nonnull (find_label (row, "run_shell:git status"));
+  g_assert_nonnull (find_label (row, "Made by person in session 5e551011, "));
+  g_assert_nonnull (find_label (row, "“routine”"));
+  g_assert_nonnull (find_label (row, "In force"));
+  /* The config's lists, read-only, with the file named. */
+  g_assert_nonnull (find_label (page, "run_shell:git log"));
+  g_assert_nonnull (find_label (page, "run_shell:rm"));
+  {
+    g_autofree char *path = ow_context_dup_config_path (home.ctx);
+    g_autofree char *text = g_strdup_printf ("edit [policy] allow in %s", path);
+    g_assert_nonnull (find_label (page, text));
+  }
+  /* The modes offered: never the one that skips safety checks. */
+  drop = GTK_DROP_DOWN (find_named (page, "mode_drop", G_TYPE_INVALID));
+  modes = gtk_drop_down_get_model (drop);
+  g_assert_cmpuint (g_list_model_get_n_items (modes), ==, 5);
+  for (guint i = 0; i < g_list_model_get_n_items (modes); i++)
+    {
+      g_autoptr(GtkStringObject) s = g_list_model_get_item (modes, i);
+      g_assert_cmpstr (gtk_string_object_get_string (s), !=, "dangerously-bypass-approvals");
+    }
+  g_assert_cmpuint (gtk_drop_down_get_selected (drop), ==, 0);   /* ask, the default */
+  screenshot (page, "settings-approvals");
+
+  /* Revoke: gone from the list at once, revoked in the store. */
+  g_assert_true (gtk_widget_activate_action (page, "approvals.revoke", "x", id));
+  {
+    Named n = { page, name };
+    spin_until (named_gone, &n, "the revoked rule to leave the list");
+  }
+  {
+    g_autoptr(GPtrArray) rules = ow_standing_rules_list (ow_context_get_store (home.ctx), &error);
+    const OwStandingRule *r = g_ptr_array_index (rules, 0);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (r->id, ==, id);
+    g_assert_nonnull (r->revoked_at);
+  }
+  g_assert_nonnull (find_label (page, "No standing rules yet"));
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (find_named (page, "show_all_check", G_TYPE_INVALID)), TRUE);
+  row = find_named (page, name, G_TYPE_INVALID);
+  g_assert_nonnull (row);
+  g_assert_nonnull (find_label (row, "Revoked "));
+
+  /* A rule made elsewhere (another process, the CLI) shows up by itself. */
+  id = ow_standing_rules_add (ow_context_get_store (home.ctx), "write_file:docs/report.md", "allow", "cli", NULL,
+                              NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_free (name);
+  name = g_strdup_printf ("rule-%" G_GINT64_FORMAT, id);
+  ow_settings_approvals_page_reload (OW_SETTINGS_APPROVALS_PAGE (page));
+  g_assert_nonnull (find_named (page, name, G_TYPE_INVALID));
+
+  /* The default mode goes to config.toml. */
+  gtk_drop_down_set_selected (drop, 3);   /* plan */
+  wait_config_holds (&home, "approval_mode = \"plan\"");
+  g_assert_cmpstr (ow_config_get_string (ow_context_get_config (home.ctx), "approval_mode"), ==, "plan");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  settings_home_clear (&home);
+}
+
+/* ---- Sandbox ------------------------------------------------------------------------- */
+
+typedef struct {
+  OwSettingsSandboxPage *page;
+  guint                  want;
+} StatusWait;
+
+static gboolean
+statuses_in (gpointer data)
+{
+  StatusWait *w = data;
+  return ow_settings_sandbox_page_get_n_statuses (w->page) >= w->want;
+}
+
+static gboolean
+page_idle (gpointer data)
+{
+  return !ow_settings_sandbox_page_get_busy (data);
+}
+
+static void
+make_file (const char *relative, const char *contents)
+{
+  g_autofree char *path = g_build_filename (g_get_home_dir (), relative, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+}
+
+static void
+test_sandbox (void)
+{
+  SettingsHome home = { 0 };
+  OwSettingsWindow *window;
+  OwSettingsSandboxPage *page;
+  GtkWidget *row, *dialog;
+  g_auto(GStrv) providers = ow_sandbox_backend_list_registered ();
+  StatusWait w;
+  g_autofree char *text = NULL;
+
+  g_assert_true (g_strv_contains ((const char *const *) providers, "linux"));
+  /* What this home has to offer: a toolchain and an SSH folder. */
+  g_assert_cmpint (g_mkdir_with_parents (g_build_filename (g_get_home_dir (), ".cargo", "bin", NULL), 0700), ==, 0);
+  make_file (".ssh/known_hosts", "github.com ssh-ed25519 AAAA\n");
+  make_file (".pypirc", "[pypi]\n");
+
+  settings_home_init (&home, NULL);
+  window = open_window (&home, NULL, "sandbox");
+  page = OW_SETTINGS_SANDBOX_PAGE (ow_settings_window_get_page_widget (window, "sandbox"));
+  w.page = page;
+  w.want = g_strv_length (providers);
+  spin_until (statuses_in, &w, "the status checks");
+
+  /* Off: the types show only once the switch is on. */
+  g_assert_false (gtk_widget_get_visible (find_named (GTK_WIDGET (page), "options_box", G_TYPE_INVALID)));
+  gtk_switch_set_active (GTK_SWITCH (find_named (GTK_WIDGET (page), "sandbox_switch", G_TYPE_INVALID)), TRUE);
+  g_assert_true (gtk_widget_get_visible (find_named (GTK_WIDGET (page), "types_box", G_TYPE_INVALID)));
+  text = settings_home_config (&home);
+  g_assert_null (strstr (text, "sandbox_provider"));   /* nothing written until proved */
+
+  /* The status check's findings, per type. */
+  row = find_named (GTK_WIDGET (page), "linux", GTK_TYPE_LIST_BOX_ROW);
+  g_assert_nonnull (row);
+  g_assert_nonnull (find_label (row, "Ready to set up"));
+  g_assert_nonnull (find_label (row, "✓  landlock: ABI"));
+  g_assert_nonnull (find_label (row, "✓  runner: openworker-tool-runner at"));
+  if (g_strv_contains ((const char *const *) providers, "openshell"))
+    {
+      GtkWidget *openshell = find_named (GTK_WIDGET (page), "openshell", GTK_TYPE_LIST_BOX_ROW);
+      g_assert_nonnull (openshell);
+      g_assert_nonnull (find_label (openshell, "Not ready"));
+      g_assert_nonnull (find_label (openshell, "✗  "));
+    }
+  screenshot (GTK_WIDGET (page), "settings-sandbox-types");
+
+  /* Set up: the wall is proved on a throwaway folder, then chosen. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "sandbox.setup", "s", "linux"));
+  spin_until (page_idle, page, "the sandbox setup");
+  g_assert_nonnull (find_label (GTK_WIDGET (page), "holds ("));
+  wait_config_holds (&home, "sandbox_provider = \"linux\"");
+  g_assert_true (gtk_widget_get_visible (find_named (GTK_WIDGET (page), "options_box", G_TYPE_INVALID)));
+  row = find_named (GTK_WIDGET (page), "linux", GTK_TYPE_LIST_BOX_ROW);
+  g_assert_nonnull (find_label (row, "In use"));
+
+  /* The network choice. */
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (find_named (GTK_WIDGET (page), "open_radio", G_TYPE_INVALID)), TRUE);
+  wait_config_holds (&home, "sandbox_network_profile = \"open\"");
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (find_named (GTK_WIDGET (page), "allowlist_radio", G_TYPE_INVALID)), TRUE);
+  wait_config_holds (&home, "sandbox_network_profile = \"allowlist\"");
+  g_assert_nonnull (find_label (GTK_WIDGET (page), "No sites yet"));
+
+  /* Choose sites…: GitHub ticked, a site of one's own added. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "sandbox.choose-sites", NULL));
+  dialog = find_toplevel (OW_TYPE_SITES_DIALOG, NULL);
+  g_assert_nonnull (dialog);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (find_named (dialog, "github", GTK_TYPE_CHECK_BUTTON)), TRUE);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (find_named (dialog, "pypi", GTK_TYPE_CHECK_BUTTON)), TRUE);
+  set_text (dialog, "site_entry", "*.example.org:443");
+  g_assert_true (gtk_widget_activate_action (dialog, "sites.add", NULL));
+  g_assert_nonnull (find_label (dialog, "*.example.org"));   /* refused, with the entry named */
+  set_text (dialog, "site_entry", "Example.ORG:8443");
+  g_assert_true (gtk_widget_activate_action (dialog, "sites.add", NULL));
+  g_assert_nonnull (find_label (dialog, "example.org:8443"));
+  screenshot (dialog, "settings-sandbox-sites");
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  g_assert_true (gtk_widget_activate_action (dialog, "sites.save", NULL));
+  spin_until (window_gone, &dialog, "the sites dialog to close");
+  wait_config_holds (&home, "\"example.org:8443\"");
+  {
+    g_auto(GStrv) hosts = NULL;
+    spin_for (100);
+    hosts = ow_config_get_strv (ow_context_get_config (home.ctx), "sandbox_network_hosts");
+    g_assert_true (g_strv_contains ((const char *const *) hosts, "github.com:443"));
+    g_assert_true (g_strv_contains ((const char *const *) hosts, "files.pythonhosted.org:443"));
+    g_assert_cmpstr (hosts[g_strv_length (hosts) - 1], ==, "example.org:8443");
+  }
+  g_assert_nonnull (find_label (GTK_WIDGET (page), "sites allowed"));
+
+  /* A toolchain this home has, switched on. */
+  row = find_named (GTK_WIDGET (page), ".cargo", GTK_TYPE_LIST_BOX_ROW);
+  g_assert_nonnull (row);
+  g_assert_nonnull (find_label (row, "Cargo (Rust)"));
+  g_assert_null (find_named (GTK_WIDGET (page), ".pyenv", G_TYPE_INVALID));   /* not on this machine: not listed */
+  gtk_switch_set_active (GTK_SWITCH (find_type (row, GTK_TYPE_SWITCH)), TRUE);
+  wait_config_holds (&home, "sandbox_toolchains = [\".cargo\"]");
+
+  /* A CLI's login: offered when found, added, switched off, removed. */
+  {
+    GtkWidget *ssh = find_named (GTK_WIDGET (window), "ssh", GTK_TYPE_BUTTON);
+    GtkWidget *gh = find_named (GTK_WIDGET (window), "gh", GTK_TYPE_BUTTON);
+
+    g_assert_nonnull (ssh);
+    g_assert_true (gtk_widget_get_sensitive (ssh));
+    g_assert_false (gtk_widget_get_sensitive (gh));   /* no ~/.config/gh here */
+  }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "sandbox.add-credential", "s", "ssh"));
+  wait_config_holds (&home, "[[sandbox_credentials]]");
+  wait_config_holds (&home, "name = \"ssh\"");
+  row = find_named (GTK_WIDGET (find_named (GTK_WIDGET (page), "credentials_list", G_TYPE_INVALID)), "0",
+                    GTK_TYPE_LIST_BOX_ROW);
+  g_assert_nonnull (row);
+  g_assert_nonnull (find_label (row, "SSH keys"));
+  g_assert_nonnull (find_label (row, "github.com:22"));
+  screenshot (GTK_WIDGET (page), "settings-sandbox-options");
+  gtk_switch_set_active (GTK_SWITCH (find_type (row, GTK_TYPE_SWITCH)), FALSE);
+  wait_config_holds (&home, "enabled = false");
+
+  /* A file of one's own, checked by the engine before it is added. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "sandbox.add-custom-credential", NULL));
+  dialog = find_toplevel (OW_TYPE_CREDENTIAL_DIALOG, NULL);
+  g_assert_nonnull (dialog);
+  set_text (dialog, "name_entry", "pypirc");
+  ow_credential_dialog_set_path (OW_CREDENTIAL_DIALOG (dialog), "/etc/hostname");
+  set_text (dialog, "hosts_entry", "upload.pypi.org:443");
+  g_assert_true (gtk_widget_activate_action (dialog, "credential.add", NULL));
+  {
+    Named n = { dialog, "error_label" };
+    gboolean shown = FALSE;
+    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+    while (!shown && g_get_monotonic_time () < deadline)
+      {
+        g_main_context_iteration (NULL, FALSE);
+        shown = gtk_widget_get_visible (find_named (n.root, n.name, G_TYPE_INVALID));
+      }
+    g_assert_true (shown);   /* outside the home folder: refused */
+    g_assert_nonnull (find_label (dialog, "under the home folder"));
+  }
+  {
+    g_autofree char *pypirc = g_build_filename (g_get_home_dir (), ".pypirc", NULL);
+    ow_credential_dialog_set_path (OW_CREDENTIAL_DIALOG (dialog), pypirc);
+  }
+  g_assert_nonnull (find_label (dialog, "~/.pypirc"));
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  g_assert_true (gtk_widget_activate_action (dialog, "credential.add", NULL));
+  spin_until (window_gone, &dialog, "the credential dialog to add and close");
+  wait_config_holds (&home, "path = \"~/.pypirc\"");
+  wait_config_holds (&home, "\"upload.pypi.org:443\"");
+
+  /* Remove the SSH entry: the custom one remains. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "sandbox.remove-credential", "u", 0));
+  {
+    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+    while (TRUE)
+      {
+        g_autofree char *now = settings_home_config (&home);
+        if (strstr (now, "name = \"ssh\"") == NULL)
+          {
+            g_assert_nonnull (strstr (now, "name = \"pypirc\""));
+            break;
+          }
+        g_main_context_iteration (NULL, FALSE);
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      }
+  }
+
+  /* Switched off: tools run directly again. */
+  spin_until (page_idle, page, "the writes");
+  gtk_switch_set_active (GTK_SWITCH (find_named (GTK_WIDGET (page), "sandbox_switch", G_TYPE_INVALID)), FALSE);
+  wait_config_holds (&home, "sandbox_provider = \"direct\"");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  settings_home_clear (&home);
+}
+
+/* ---- General and Machines ---------------------------------------------------------- */
+
+static void
+test_general (void)
+{
+  SettingsHome home = { 0 };
+  OwSettingsWindow *window;
+  GtkWidget *page;
+  g_autofree char *folder = g_build_filename (g_get_user_config_dir (), "autostart", NULL);
+  const char *argv[] = { "/usr/bin/openworker-desktop", "--background", NULL };
+  OwAutostartSpec spec = { "com.openworker.OpenWorker", "OpenWorker", argv, "com.openworker.OpenWorker" };
+  g_autoptr(OwAutostart) autostart = ow_autostart_xdg_new (&spec, NULL);
+  const char *entry = ow_autostart_xdg_get_path (OW_AUTOSTART_XDG (autostart));
+
+  g_assert_true (g_str_has_prefix (entry, folder));
+  settings_home_init (&home, "scratch_dir = \"~/Scratch\"\n");
+  window = open_window (&home, autostart, "general");
+  page = ow_settings_window_get_page_widget (window, "general");
+  g_assert_nonnull (find_label (page, "~/Scratch"));
+  g_assert_false (ow_settings_get_run_in_background (home.ctx));
+  g_assert_nonnull (find_label (page, "autostart/com.openworker.OpenWorker.desktop"));
+
+  gtk_switch_set_active (GTK_SWITCH (find_named (page, "background_switch", G_TYPE_INVALID)), TRUE);
+  wait_config_holds (&home, "run_in_background = true");
+  g_assert_true (ow_settings_get_run_in_background (home.ctx));
+
+  gtk_switch_set_active (GTK_SWITCH (find_named (page, "login_switch", G_TYPE_INVALID)), TRUE);
+  {
+    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+    while (!g_file_test (entry, G_FILE_TEST_EXISTS))
+      {
+        g_main_context_iteration (NULL, FALSE);
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      }
+  }
+  g_assert_true (ow_autostart_is_enabled (autostart));
+  screenshot (page, "settings-general");
+  gtk_switch_set_active (GTK_SWITCH (find_named (page, "login_switch", G_TYPE_INVALID)), FALSE);
+  {
+    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+    while (g_file_test (entry, G_FILE_TEST_EXISTS))
+      {
+        g_main_context_iteration (NULL, FALSE);
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      }
+  }
+
+  g_assert_true (gtk_widget_activate_action (page, "general.default-scratch", NULL));
+  {
+    g_autofree char *want = g_build_filename (home.paths->state_dir, "scratch", NULL);
+    g_autofree char *shown = ow_settings_display_path (want);
+    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+    while (find_label (page, shown) == NULL)
+      {
+        g_main_context_iteration (NULL, FALSE);
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      }
+    g_assert_null (ow_config_get_string (ow_context_get_config (home.ctx), "scratch_dir"));
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  settings_home_clear (&home);
+}
+
+static gboolean
+keys_fact_known (gpointer data)
+{
+  return find_label (data, "Checking…") == NULL;
+}
+
+static void
+test_machines (void)
+{
+  SettingsHome home = { 0 };
+  OwSettingsWindow *window;
+  GtkWidget *page;
+
+  settings_home_init (&home, NULL);
+  window = open_window (&home, NULL, "machines");
+  page = ow_settings_window_get_page_widget (window, "machines");
+  g_assert_nonnull (find_label (find_named (page, "name", GTK_TYPE_LIST_BOX_ROW), g_get_host_name ()));
+  g_assert_nonnull (find_label (find_named (page, "version", GTK_TYPE_LIST_BOX_ROW), OW_VERSION));
+  g_assert_nonnull (find_label (find_named (page, "folders", GTK_TYPE_LIST_BOX_ROW), home.paths->config_dir));
+  spin_until (keys_fact_known, page, "the key store to be named");
+  g_assert_nonnull (find_label (find_named (page, "keys", GTK_TYPE_LIST_BOX_ROW), "Secret Service"));
+  g_assert_nonnull (find_label (find_named (page, "identity", GTK_TYPE_LIST_BOX_ROW), "Not made yet"));
+  screenshot (page, "settings-machines");
+  gtk_window_destroy (GTK_WINDOW (window));
+  settings_home_clear (&home);
+}
+
+static void
+test_window_pages (void)
+{
+  SettingsHome home = { 0 };
+  OwSettingsWindow *window;
+  const char *names[] = { "models", "sandbox", "approvals", "machines", "general" };
+
+  settings_home_init (&home, NULL);
+  window = open_window (&home, NULL, "sandbox");
+  g_assert_cmpstr (ow_settings_window_get_page (window), ==, "sandbox");
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "settings.page", "s", names[i]));
+      g_assert_cmpstr (ow_settings_window_get_page (window), ==, names[i]);
+      g_assert_nonnull (ow_settings_window_get_page_widget (window, names[i]));
+    }
+  ow_settings_window_set_page (window, "no-such-page");
+  g_assert_cmpstr (ow_settings_window_get_page (window), ==, "models");
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Settings");
+  /* Every page is in the sidebar, by its title. */
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "Models & Keys"));
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "Machines"));
+  gtk_window_destroy (GTK_WINDOW (window));
+  settings_home_clear (&home);
+}
+
+/* ---- Appearance: a Settings portal of the test's own ------------------------------------ */
+
+static const char portal_xml[] =
+  "<node><interface name='org.freedesktop.portal.Settings'>"
+  "  <method name='Read'><arg type='s' direction='in'/><arg type='s' direction='in'/>"
+  "    <arg type='v' direction='out'/></method>"
+  "  <signal name='SettingChanged'><arg type='s'/><arg type='s'/><arg type='v'/></signal>"
+  "  <property name='version' type='u' access='read'/>"
+  "</interface></node>";
+
+static guint32 portal_scheme = 1;   /* dark */
+
+static void
+portal_method (GDBusConnection *c, const char *sender, const char *path, const char *iface, const char *method,
+               GVariant *params, GDBusMethodInvocation *inv, gpointer user_data)
+{
+  const char *ns, *key;
+
+  g_variant_get (params, "(&s&s)", &ns, &key);
+  if (!g_str_equal (ns, "org.freedesktop.appearance") || !g_str_equal (key, "color-scheme"))
+    {
+      g_dbus_method_invocation_return_dbus_error (inv, "org.freedesktop.portal.Error.NotFound", "no such setting");
+      return;
+    }
+  /* As older portals answer Read: a variant in a variant. */
+  g_dbus_method_invocation_return_value (inv, g_variant_new ("(v)", g_variant_new_variant (g_variant_new_uint32 (portal_scheme))));
+}
+
+static GVariant *
+portal_get (GDBusConnection *c, const char *sender, const char *path, const char *iface, const char *name,
+            GError **error, gpointer user_data)
+{
+  return g_variant_new_uint32 (1);
+}
+
+static const GDBusInterfaceVTable portal_vtable = { portal_method, portal_get, NULL, { 0 } };
+static GDBusConnection *portal_bus;
+
+static void
+on_portal_owned_cb (GDBusConnection *c, const char *name, gpointer user_data)
+{
+  *(gboolean *) user_data = TRUE;
+}
+
+static void
+start_portal (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDBusNodeInfo) info = g_dbus_node_info_new_for_xml (portal_xml, &error);
+  gboolean owned = FALSE;
+
+  portal_bus = g_dbus_connection_new_for_address_sync (g_getenv ("DBUS_SESSION_BUS_ADDRESS"),
+                                                       G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT
+                                                       | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+                                                       NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_dbus_connection_register_object (portal_bus, "/org/freedesktop/portal/desktop", info->interfaces[0],
+                                     &portal_vtable, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_bus_own_name_on_connection (portal_bus, "org.freedesktop.portal.Desktop", G_BUS_NAME_OWNER_FLAGS_NONE,
+                                on_portal_owned_cb, NULL, &owned, NULL);
+  spin_until (is_true, &owned, "the test's portal to own its name");
+}
+
+typedef struct {
+  OwAppearance *appearance;
+  OwColorScheme want;
+} SchemeWait;
+
+static gboolean
+scheme_is (gpointer data)
+{
+  SchemeWait *w = data;
+  return ow_appearance_get_from_portal (w->appearance) && ow_appearance_get_color_scheme (w->appearance) == w->want;
+}
+
+static void
+test_appearance (void)
+{
+  SettingsHome home = { 0 };
+  OwAppearance *appearance = ow_appearance_get_default ();
+  SchemeWait w = { appearance, OW_COLOR_SCHEME_DARK };
+  OwSettingsWindow *window;
+  GtkWidget *page;
+  gboolean dark = FALSE;
+
+  spin_until (scheme_is, &w, "the portal's dark preference");
+  g_object_get (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", &dark, NULL);
+  g_assert_true (dark);
+
+  settings_home_init (&home, NULL);
+  window = open_window (&home, NULL, "general");
+  page = ow_settings_window_get_page_widget (window, "general");
+  g_assert_nonnull (find_label (page, "Dark, following the system"));
+  screenshot (page, "settings-general-dark");
+  ow_settings_window_set_page (window, "models");
+  screenshot (GTK_WIDGET (window), "settings-models-dark");
+
+  /* The desktop switches to light: followed at once. */
+  portal_scheme = 2;
+  g_dbus_connection_emit_signal (portal_bus, NULL, "/org/freedesktop/portal/desktop", "org.freedesktop.portal.Settings",
+                                 "SettingChanged",
+                                 g_variant_new ("(ssv)", "org.freedesktop.appearance", "color-scheme",
+                                                g_variant_new_uint32 (2)), NULL);
+  w.want = OW_COLOR_SCHEME_LIGHT;
+  spin_until (scheme_is, &w, "the portal's light preference");
+  g_object_get (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", &dark, NULL);
+  g_assert_false (dark);
+  g_assert_nonnull (find_label (page, "Light, following the system"));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  settings_home_clear (&home);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_setenv ("LANGUAGE", "C", TRUE);
+  g_setenv ("OPENWORKER_SECRET_STORE", "keyring", TRUE);
+  gtk_test_init (&argc, &argv, NULL);
+  g_set_prgname ("test-settings-window");
+  if (g_getenv ("DBUS_SESSION_BUS_ADDRESS") == NULL || g_getenv ("OW_UI_SESSION") == NULL)
+    {
+      g_printerr ("test-settings-window runs inside ui-session.py (a display, a session bus and a keyring)\n");
+      return 1;
+    }
+  /* What the desktop app registers at start-up. */
+  ow_secret_libsecret_register ();
+  ow_sandbox_linux_register ();
+  ow_sandbox_openshell_register ();
+  /* The test's portal must answer before the appearance is first asked. */
+  start_portal ();
+
+  g_test_add_func ("/ow/ui-settings/appearance/portal", test_appearance);
+  g_test_add_func ("/ow/ui-settings/window/pages", test_window_pages);
+  g_test_add_func ("/ow/ui-settings/models/keys", test_models_keys);
+  g_test_add_func ("/ow/ui-settings/models/settings-dialog", test_model_settings);
+  g_test_add_func ("/ow/ui-settings/approvals/rules", test_approvals);
+  g_test_add_func ("/ow/ui-settings/sandbox/page", test_sandbox);
+  g_test_add_func ("/ow/ui-settings/general/page", test_general);
+  g_test_add_func ("/ow/ui-settings/machines/page", test_machines);
+  return g_test_run ();
+}

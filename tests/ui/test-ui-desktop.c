@@ -1,0 +1,917 @@
+/* test-ui-desktop.c: the desktop application, in-process, under Xvfb.
+ *
+ * Each test starts a real OwApplication (engine, session host, loopback
+ * API, window, the WebKit transcript) on a temporary home with a memory
+ * secret store, against the scripted model server speaking OpenAI Chat,
+ * and drives it the way a person would: the composer, the cards' buttons,
+ * the window's actions. What the transcript shows is read from the web
+ * view's DOM. Screenshots of each main screen go to $OW_UI_SCREENSHOTS.
+ */
+#include <string.h>
+
+#include <cairo-pdf.h>
+#include <glib/gstdio.h>
+
+#include "ow-application.h"
+#include "ow-approval-card.h"
+#include "ow-artifact-viewer.h"
+#include "ow-json.h"
+#include "ow-model-server.h"
+#include "ow-question-card.h"
+#include "ow-window.h"
+#include "policy/ow-rules.h"
+
+typedef struct {
+  char          *tmp;
+  char          *ws;
+  OwPaths       *paths;
+  OwModelServer *server;
+  OwSecretStore *secrets;
+  OwApplication *app;
+  OwWindow      *window;
+  GPtrArray     *events;   /* OwEvent* of every session */
+} Fixture;
+
+/* ---- Waiting ------------------------------------------------------------------ */
+
+typedef gboolean (*Cond) (Fixture *f, gconstpointer data);
+
+static gboolean
+on_tick_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+wait_until (Fixture *f, Cond cond, gconstpointer data, guint timeout_ms, const char *what)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  guint tick = g_timeout_add (10, on_tick_cb, NULL);
+
+  while (!cond (f, data))
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("timed out after %u ms waiting for %s", timeout_ms, what);
+      g_main_context_iteration (NULL, TRUE);
+    }
+  g_source_remove (tick);
+}
+
+static gboolean
+cond_elapsed (Fixture *f, gconstpointer data)
+{
+  return g_get_monotonic_time () >= *(const gint64 *) data;
+}
+
+static void
+spin (Fixture *f, guint ms)
+{
+  gint64 until = g_get_monotonic_time () + (gint64) ms * 1000;
+
+  wait_until (f, cond_elapsed, &until, ms + 1000, "time to pass");
+}
+
+static OwSessionView *
+view_of (Fixture *f)
+{
+  return ow_window_get_session_view (f->window);
+}
+
+static OwTranscriptView *
+transcript_of (Fixture *f)
+{
+  return ow_session_view_get_transcript (view_of (f));
+}
+
+static gboolean
+cond_settled (Fixture *f, gconstpointer data)
+{
+  return ow_transcript_view_is_settled (transcript_of (f));
+}
+
+static void
+wait_settled (Fixture *f)
+{
+  wait_until (f, cond_settled, NULL, 20000, "the transcript page to settle");
+}
+
+static int
+find_event (Fixture *f, const char *type, guint from)
+{
+  for (guint i = from; i < f->events->len; i++)
+    if (g_str_equal (((OwEvent *) g_ptr_array_index (f->events, i))->type, type))
+      return (int) i;
+  return -1;
+}
+
+static gboolean
+cond_event (Fixture *f, gconstpointer type)
+{
+  return find_event (f, type, 0) >= 0;
+}
+
+static void
+wait_event (Fixture *f, const char *type)
+{
+  g_autofree char *what = g_strdup_printf ("a %s event", type);
+
+  wait_until (f, cond_event, type, 20000, what);
+}
+
+static guint
+count_events (Fixture *f, const char *type)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < f->events->len; i++)
+    n += g_str_equal (((OwEvent *) g_ptr_array_index (f->events, i))->type, type);
+  return n;
+}
+
+static gboolean
+cond_turns_done (Fixture *f, gconstpointer n)
+{
+  return count_events (f, "turn_done") >= GPOINTER_TO_UINT (n);
+}
+
+static void
+wait_turns_done (Fixture *f, guint n)
+{
+  wait_until (f, cond_turns_done, GUINT_TO_POINTER (n), 20000, "the turn to finish");
+  wait_settled (f);
+}
+
+/* ---- The page ---------------------------------------------------------------- */
+
+typedef struct {
+  gboolean done;
+  char    *result;
+} Js;
+
+static void
+on_js_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Js *js = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JSCValue) value = webkit_web_view_evaluate_javascript_finish (WEBKIT_WEB_VIEW (source), result, &error);
+
+  if (value == NULL)
+    g_error ("the page's script failed: %s", error->message);
+  js->result = jsc_value_is_null (value) || jsc_value_is_undefined (value) ? NULL : jsc_value_to_string (value);
+  js->done = TRUE;
+}
+
+static gboolean
+cond_js (Fixture *f, gconstpointer data)
+{
+  return ((const Js *) data)->done;
+}
+
+/* Runs @script in the transcript page and returns its value as a string. */
+static char *
+page_eval (Fixture *f, const char *script)
+{
+  Js js = { FALSE, NULL };
+
+  webkit_web_view_evaluate_javascript (ow_transcript_view_get_web_view (transcript_of (f)), script, -1, NULL, NULL,
+                                       NULL, on_js_cb, &js);
+  wait_until (f, cond_js, &js, 10000, "the page's script");
+  return js.result;
+}
+
+static char *
+page_html (Fixture *f)
+{
+  return page_eval (f, "document.getElementById('log').innerHTML");
+}
+
+static char *
+page_text (Fixture *f)
+{
+  return page_eval (f, "document.getElementById('log').innerText");
+}
+
+/* ---- Screenshots ---------------------------------------------------------------- */
+
+static void
+screenshot (Fixture *f, GtkWidget *widget, const char *name)
+{
+  const char *dir = g_getenv ("OW_UI_SCREENSHOTS");
+  g_autofree char *path = NULL;
+  g_autoptr(GdkPaintable) paintable = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  GtkSnapshot *snapshot;
+  GskRenderNode *node;
+  int w, h;
+
+  /* Let layout, WebKit's rendering and animations finish. */
+  spin (f, 600);
+  if (dir == NULL)
+    return;
+  g_mkdir_with_parents (dir, 0755);
+  path = g_build_filename (dir, name, NULL);
+  w = gtk_widget_get_width (widget);
+  h = gtk_widget_get_height (widget);
+  g_assert_cmpint (w, >, 0);
+  paintable = gtk_widget_paintable_new (widget);
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
+  node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
+  gsk_render_node_unref (node);
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_test_message ("screenshot: %s", path);
+}
+
+/* ---- Set-up --------------------------------------------------------------------- */
+
+static void
+on_event_cb (OwSessionHost *host, const char *session_id, OwEvent *event, gpointer user_data)
+{
+  Fixture *f = user_data;
+
+  g_ptr_array_add (f->events, ow_event_copy (event));
+}
+
+static void
+serve (Fixture *f, const char *script)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonNode) node = json_from_string (script, &error);
+  g_autofree char *url = NULL, *base = NULL;
+
+  g_assert_no_error (error);
+  g_clear_object (&f->server);
+  f->server = ow_model_server_new (node, &error);
+  g_assert_no_error (error);
+  url = ow_model_server_get_url (f->server);
+  base = g_strdup_printf ("%s/v1", url);
+  g_setenv ("OPENAI_BASE_URL", base, TRUE);
+}
+
+static gboolean
+cond_models_known (Fixture *f, gconstpointer data)
+{
+  return ow_application_get_model_choices (f->app) != NULL && ow_transcript_view_is_settled (transcript_of (f));
+}
+
+static void
+start_app (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  OwApplicationOptions options = {
+    .application_id = "com.openworker.OpenWorker.Test",
+    .flags = G_APPLICATION_NON_UNIQUE,
+    .paths = f->paths,
+    .secrets = f->secrets,
+    .any_port = TRUE,
+  };
+
+  f->app = ow_application_new (&options);
+  g_assert_true (g_application_register (G_APPLICATION (f->app), NULL, &error));
+  g_assert_no_error (error);
+  g_assert_null (ow_application_get_startup_error (f->app));
+  /* The loopback API runs in-process, with a token that is nowhere on disk. */
+  g_assert_nonnull (ow_application_get_server (f->app));
+  g_application_activate (G_APPLICATION (f->app));
+  f->window = OW_WINDOW (ow_application_get_main_window (f->app));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (f->window)));
+  g_signal_connect (ow_application_get_host (f->app), "session-event", G_CALLBACK (on_event_cb), f);
+  wait_until (f, cond_models_known, NULL, 20000, "the window to be ready");
+}
+
+static void
+stop_app (Fixture *f)
+{
+  GList *windows;
+
+  if (f->app == NULL)
+    return;
+  windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (f->app)));
+  for (GList *l = windows; l != NULL; l = l->next)
+    {
+      if (OW_IS_WINDOW (l->data))
+        ow_window_finish_pending (l->data);
+      gtk_window_destroy (l->data);
+    }
+  g_list_free (windows);
+  spin (f, 50);
+  g_signal_handlers_disconnect_by_data (ow_application_get_host (f->app), f);
+  ow_application_close (f->app);
+  spin (f, 50);
+  /* Nothing else holds the application: it goes now, and its bus path
+   * is free for the next test's. */
+  g_assert_cmpuint (G_OBJECT (f->app)->ref_count, ==, 1);
+  g_clear_object (&f->app);
+  f->window = NULL;
+}
+
+static void
+setup (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+
+  f->tmp = g_dir_make_tmp ("ow-ui-XXXXXX", &error);
+  g_assert_no_error (error);
+  f->ws = g_build_filename (f->tmp, "project", NULL);
+  g_mkdir (f->ws, 0700);
+  f->paths = ow_paths_new_under (f->tmp);
+  f->secrets = ow_secret_store_memory_new ();
+  f->events = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_event_free);
+  g_setenv ("OPENAI_API_KEY", "sk-test-desktop-0123456789", TRUE);
+  g_setenv ("OPENWORKER_MODEL", "openai:gpt-4o", TRUE);
+  g_setenv ("OPENWORKER_RETRY_DELAYS", "0.05,0.05", TRUE);
+  if (data == NULL)
+    start_app (f);
+}
+
+static void
+rm_rf (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        rm_rf (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+static void
+teardown (Fixture *f, gconstpointer data)
+{
+  stop_app (f);
+  g_clear_object (&f->server);
+  g_clear_object (&f->secrets);
+  g_ptr_array_unref (f->events);
+  ow_paths_free (f->paths);
+  rm_rf (f->tmp);
+  g_free (f->ws);
+  g_free (f->tmp);
+}
+
+/* ---- Driving ---------------------------------------------------------------------- */
+
+/* A new session in @workspace (NULL: a temporary folder), first message @text. */
+static const char *
+send_first (Fixture *f, const char *workspace, const char *mode, const char *text)
+{
+  OwComposer *composer = ow_session_view_get_composer (view_of (f));
+
+  ow_window_new_session (f->window, workspace);
+  if (mode != NULL)
+    ow_composer_set_mode (composer, mode);
+  ow_composer_set_text (composer, text);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (composer), "composer.send", NULL));
+  g_assert_nonnull (ow_session_view_get_session_id (view_of (f)));
+  return ow_session_view_get_session_id (view_of (f));
+}
+
+static gboolean
+cond_cards (Fixture *f, gconstpointer n)
+{
+  return ow_card_dock_get_n_cards (ow_session_view_get_dock (view_of (f))) == GPOINTER_TO_UINT (n);
+}
+
+static void
+wait_cards (Fixture *f, guint n)
+{
+  g_autofree char *what = g_strdup_printf ("%u card(s) above the composer", n);
+
+  wait_until (f, cond_cards, GUINT_TO_POINTER (n), 20000, what);
+}
+
+#define WRITE_SCRIPT(id, path, content) \
+  "{\"tool_calls\":[{\"id\":\"" id "\",\"name\":\"write_file\",\"arguments\":{\"path\":\"" path "\"," \
+  "\"content\":\"" content "\"}}]}"
+
+/* ---- Tests ---------------------------------------------------------------------- */
+
+static gboolean
+cond_titled (Fixture *f, gconstpointer id)
+{
+  OwSessionItem *item = ow_session_list_lookup (ow_window_get_session_list (f->window), id);
+
+  return item != NULL && g_strcmp0 (ow_session_item_get_title (item), "Say hello") == 0;
+}
+
+typedef struct {
+  GPtrArray *seen;   /* char*: the answer's text each time it changed */
+} Streamed;
+
+/* A message streams into the transcript: the page shows the answer grow
+ * piece by piece, and ends with the markdown rendered (and sanitized). */
+static void
+test_stream (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GPtrArray) seen = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *html = NULL;
+  g_autofree char *text = NULL;
+  const char *id;
+  OwSessionItem *item;
+
+  serve (f, "{\"turns\":[{\"text\":\"Streaming works: **bold** and `code`.\\n\\n```sh\\necho hi\\n```\\n\\n"
+            "<script>window.pwned=1</script><img src=x onerror=\\\"window.pwned=2\\\"> [link](javascript:alert(1))\","
+            "\"text_chunks\":10,\"chunk_delay_ms\":80}]}");
+  screenshot (f, GTK_WIDGET (f->window), "00-new-session.png");
+  id = send_first (f, f->ws, NULL, "Say hello");
+  wait_event (f, "assistant_delta");
+  /* Sample the page while the reply streams. */
+  while (count_events (f, "turn_done") == 0)
+    {
+      g_autofree char *now = page_eval (f, "Array.from(document.querySelectorAll('.answer')).map(e => e.innerText).join('|')");
+      if (now != NULL && *now != '\0' && (seen->len == 0 || !g_str_equal (g_ptr_array_index (seen, seen->len - 1), now)))
+        g_ptr_array_add (seen, g_strdup (now));
+      spin (f, 30);
+    }
+  wait_settled (f);
+  html = page_html (f);
+  text = page_text (f);
+  g_test_message ("the answer took %u different forms on the way", seen->len);
+  g_assert_cmpuint (seen->len, >=, 3);
+  g_assert_cmpuint (strlen (g_ptr_array_index (seen, 0)), <, strlen (g_ptr_array_index (seen, seen->len - 1)));
+  g_assert_nonnull (strstr (text, "Say hello"));
+  g_assert_nonnull (strstr (html, "<strong>bold</strong>"));
+  g_assert_nonnull (strstr (html, "<code>code</code>"));
+  g_assert_nonnull (strstr (html, "class=\"copy\""));   /* the code block's copy button */
+  /* Nothing the model wrote became script, an element or a live link. */
+  {
+    g_autofree char *pwned = page_eval (f, "String(window.pwned)");
+    g_autofree char *scripts = page_eval (f, "String(document.querySelectorAll('#log script, #log img').length)");
+    g_autofree char *links = page_eval (f, "String(document.querySelectorAll('#log a[href^=\"javascript\"]').length)");
+    g_assert_cmpstr (pwned, ==, "undefined");
+    g_assert_cmpstr (scripts, ==, "0");
+    g_assert_cmpstr (links, ==, "0");
+  }
+  /* The session is in the sidebar, titled by its first message. */
+  wait_until (f, cond_titled, id, 5000, "the sidebar to show the session's title");
+  item = ow_session_list_lookup (ow_window_get_session_list (f->window), id);
+  g_assert_cmpstr (ow_session_item_get_title (item), ==, "Say hello");
+  g_assert_false (ow_composer_get_running (ow_session_view_get_composer (view_of (f))));
+  screenshot (f, GTK_WIDGET (f->window), "01-session-streamed.png");
+}
+
+/* An approval card appears above the composer; Allow once runs the tool. */
+static void
+test_approval_once (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = g_build_filename (f->ws, "a.txt", NULL);
+  g_autofree char *content = NULL;
+  g_autofree char *text = NULL;
+  OwAskCard *card;
+
+  serve (f, "{\"turns\":[" WRITE_SCRIPT ("w1", "a.txt", "from the desktop") ",{\"text\":\"Written.\"}]}");
+  send_first (f, f->ws, "ask", "Write a.txt");
+  wait_cards (f, 1);
+  card = ow_card_dock_find (ow_session_view_get_dock (view_of (f)), "w1");
+  g_assert_true (OW_IS_APPROVAL_CARD (card));
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  screenshot (f, GTK_WIDGET (f->window), "02-approval-card.png");
+  screenshot (f, GTK_WIDGET (card), "02b-approval-card-alone.png");
+  /* Never in the web view: the page only shows the step waiting. */
+  {
+    g_autofree char *waiting = page_eval (f, "String(document.querySelectorAll('.status-waiting').length)");
+    g_assert_cmpstr (waiting, ==, "1");
+  }
+  g_assert_true (ow_ask_card_choose (card, "once"));
+  wait_cards (f, 0);
+  wait_turns_done (f, 1);
+  g_assert_true (g_file_get_contents (path, &content, NULL, NULL));
+  g_assert_cmpstr (content, ==, "from the desktop");
+  text = page_text (f);
+  g_assert_nonnull (strstr (text, "Wrote"));
+  g_assert_nonnull (strstr (text, "You allowed it once"));
+  g_assert_nonnull (strstr (text, "Written."));
+}
+
+/* Always allow saves a standing rule, visible in the store and the page. */
+static void
+test_always_allow (Fixture *f, gconstpointer data)
+{
+  OwStore *store = ow_context_get_store (ow_application_get_context (f->app));
+  g_autoptr(GPtrArray) before = ow_standing_rules_list (store, NULL);
+  g_autoptr(GPtrArray) after = NULL;
+  g_autofree char *text = NULL;
+  OwAskCard *card;
+
+  serve (f, "{\"turns\":[" WRITE_SCRIPT ("w2", "b.txt", "always") ",{\"text\":\"Saved.\"}]}");
+  send_first (f, f->ws, "ask", "Write b.txt");
+  wait_cards (f, 1);
+  card = ow_card_dock_find (ow_session_view_get_dock (view_of (f)), "w2");
+  /* The rule it would save is named on the card. */
+  g_assert_true (ow_ask_card_choose (card, "always"));
+  wait_turns_done (f, 1);
+  after = ow_standing_rules_list (store, NULL);
+  g_assert_cmpuint (after->len, ==, before->len + 1);
+  {
+    OwStandingRule *rule = g_ptr_array_index (after, after->len - 1);
+    g_assert_true (g_str_has_prefix (rule->rule, "write_file:"));
+    g_assert_nonnull (strstr (rule->rule, "b.txt"));
+    g_assert_cmpstr (rule->decision, ==, "allow");
+  }
+  text = page_text (f);
+  g_assert_nonnull (strstr (text, "Always allowed from now on"));
+  g_assert_nonnull (strstr (text, "revoke it in Settings"));
+  g_assert_true (g_file_test (g_build_filename (f->ws, "b.txt", NULL), G_FILE_TEST_EXISTS));
+}
+
+/* A question card: options and free text; the answer reaches the model. */
+static void
+test_question (Fixture *f, gconstpointer data)
+{
+  g_autofree char *text = NULL;
+  OwAskCard *card;
+  JsonArray *requests;
+
+  serve (f, "{\"turns\":[{\"tool_calls\":[{\"id\":\"q1\",\"name\":\"ask_user\",\"arguments\":{\"question\":"
+            "\"Which colour should the chart use?\",\"options\":[\"red\",\"blue\"]}}]},"
+            "{\"text\":\"Blue it is.\",\"expect\":{\"last_message_contains\":\"blue\"}}]}");
+  send_first (f, f->ws, "ask", "Make a chart");
+  wait_cards (f, 1);
+  card = ow_card_dock_find (ow_session_view_get_dock (view_of (f)), "q1");
+  g_assert_true (OW_IS_QUESTION_CARD (card));
+  screenshot (f, GTK_WIDGET (f->window), "03-question-card.png");
+  g_assert_true (ow_ask_card_choose (card, "blue"));
+  wait_turns_done (f, 1);
+  requests = ow_model_server_get_requests (f->server);
+  g_assert_cmpuint (json_array_get_length (requests), ==, 2);
+  g_assert_false (json_object_has_member (json_array_get_object_element (requests, 1), "expectation"));
+  text = page_text (f);
+  g_assert_nonnull (strstr (text, "Blue it is."));
+  g_assert_nonnull (strstr (text, "Asked you"));
+}
+
+static gboolean
+cond_inbox_shown (Fixture *f, gconstpointer n)
+{
+  return ow_inbox_page_get_n_shown (ow_window_get_inbox_page (f->window)) == GPOINTER_TO_UINT (n);
+}
+
+/* An ask parked in the inbox is answered from the Inbox page; the card
+ * above the composer goes away with it. */
+static void
+test_inbox (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = g_build_filename (f->ws, "c.txt", NULL);
+  const char *id;
+  OwAskCard *card;
+
+  serve (f, "{\"turns\":[" WRITE_SCRIPT ("w3", "c.txt", "via the inbox") ",{\"text\":\"Done from the inbox.\"}]}");
+  id = send_first (f, f->ws, "ask", "Write c.txt");
+  wait_cards (f, 1);
+  g_assert_cmpuint (ow_application_get_inbox_count (f->app), ==, 1);
+  g_assert_cmpuint (ow_session_item_get_attention (ow_session_list_lookup (ow_window_get_session_list (f->window), id)),
+                    ==, 1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.show-inbox", NULL));
+  g_assert_cmpstr (ow_window_get_page (f->window), ==, "inbox");
+  wait_until (f, cond_inbox_shown, GUINT_TO_POINTER (1), 5000, "the item on the Inbox page");
+  /* Filtering by kind hides it; all kinds show it again. */
+  ow_inbox_page_set_kind_filter (ow_window_get_inbox_page (f->window), "question");
+  g_assert_cmpuint (ow_inbox_page_get_n_shown (ow_window_get_inbox_page (f->window)), ==, 0);
+  ow_inbox_page_set_kind_filter (ow_window_get_inbox_page (f->window), NULL);
+  g_assert_cmpuint (ow_inbox_page_get_n_shown (ow_window_get_inbox_page (f->window)), ==, 1);
+  screenshot (f, GTK_WIDGET (f->window), "04-inbox.png");
+  card = ow_inbox_page_find_card (ow_window_get_inbox_page (f->window), id, "w3");
+  g_assert_nonnull (card);
+  g_assert_true (ow_ask_card_choose (card, "once"));
+  wait_cards (f, 0);
+  wait_until (f, cond_inbox_shown, GUINT_TO_POINTER (0), 5000, "the Inbox page to empty");
+  wait_turns_done (f, 1);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (ow_application_get_inbox_count (f->app), ==, 0);
+  screenshot (f, GTK_WIDGET (f->window), "04b-inbox-empty.png");
+}
+
+/* A card answered from another surface (here: as the browser does,
+ * through the host) disappears from the window at once. */
+static void
+test_answered_elsewhere (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answer = json_object_new ();
+  const char *id;
+  int resolved;
+
+  serve (f, "{\"turns\":[" WRITE_SCRIPT ("w4", "d.txt", "browser") ",{\"text\":\"ok\"}]}");
+  id = send_first (f, f->ws, "ask", "Write d.txt");
+  wait_cards (f, 1);
+  json_object_set_string_member (answer, "decision", "deny");
+  json_object_set_string_member (answer, "reason", "not now");
+  g_assert_true (ow_session_host_answer (ow_application_get_host (f->app), id, "w4", answer, "browser", &error));
+  g_assert_no_error (error);
+  wait_event (f, "approval_resolved");
+  resolved = find_event (f, "approval_resolved", 0);
+  g_assert_cmpint (resolved, >=, 0);
+  /* Gone with the event itself, not after a poll. */
+  g_assert_cmpuint (ow_card_dock_get_n_cards (ow_session_view_get_dock (view_of (f))), ==, 0);
+  wait_turns_done (f, 1);
+  g_assert_false (g_file_test (g_build_filename (f->ws, "d.txt", NULL), G_FILE_TEST_EXISTS));
+}
+
+/* Reopening a session — in the same window, and in a new process over the
+ * same state folder — shows exactly what was shown live. */
+static void
+test_replay (Fixture *f, gconstpointer data)
+{
+  g_autofree char *live = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *restarted = NULL;
+  g_autofree char *id = NULL;
+
+  serve (f, "{\"turns\":[{\"text\":\"Let me look.\",\"reasoning\":\"The folder first.\","
+            "\"tool_calls\":[{\"id\":\"l1\",\"name\":\"list_files\",\"arguments\":{\"path\":\".\"}}]},"
+            "{\"text\":\"Done **listing**: nothing there.\",\"text_chunks\":4,\"chunk_delay_ms\":20}]}");
+  g_file_set_contents (g_build_filename (f->ws, "notes.md", NULL), "# notes\n", -1, NULL);
+  id = g_strdup (send_first (f, f->ws, "ask", "What is in this folder?"));
+  wait_turns_done (f, 1);
+  live = page_html (f);
+  g_assert_nonnull (strstr (live, "listing"));
+  g_assert_nonnull (strstr (live, "The folder first."));
+
+  ow_window_new_session (f->window, NULL);
+  wait_settled (f);
+  {
+    g_autofree char *empty = page_html (f);
+    g_assert_cmpstr (empty, ==, "");
+  }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.open-session", "s", id));
+  wait_settled (f);
+  again = page_html (f);
+  g_assert_cmpstr (again, ==, live);
+  screenshot (f, GTK_WIDGET (f->window), "05-replayed.png");
+
+  stop_app (f);
+  start_app (f);
+  ow_window_open_session (f->window, id);
+  wait_settled (f);
+  restarted = page_html (f);
+  g_assert_cmpstr (restarted, ==, live);
+}
+
+/* The sidebar: pinned first, rename, archive, filters, delete with undo,
+ * and the badge of a session waiting for a person. */
+static void
+test_sidebar (Fixture *f, gconstpointer data)
+{
+  OwSessionHost *host = ow_application_get_host (f->app);
+  OwStore *store = ow_context_get_store (ow_application_get_context (f->app));
+  OwSessionList *list = ow_window_get_session_list (f->window);
+  g_autofree char *a = NULL, *b = NULL, *c = NULL;
+  g_autoptr(OwSessionItem) first = NULL;
+  g_autoptr(OwSessionItem) second = NULL;
+
+  {
+    const char *names[] = { "Draft the launch note", "Weekly plan", "Fix the parser" };
+    const char *coworkers[] = { "cowork", "cowork", "code" };
+    char **ids[] = { &a, &b, &c };
+    for (guint i = 0; i < 3; i++)
+      {
+        OwSessionSpec spec = { .workspace = i == 2 ? f->ws : NULL, .coworker = coworkers[i] };
+        g_autoptr(OwSession) s = ow_session_host_create (host, &spec, NULL);
+        g_assert_nonnull (s);
+        *ids[i] = g_strdup (ow_session_get_id (s));
+        g_assert_true (ow_store_session_rename (store, *ids[i], names[i], NULL));
+      }
+  }
+  ow_session_list_refresh (list);
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 3);
+  first = g_list_model_get_item (G_LIST_MODEL (list), 0);
+  g_assert_true (ow_session_item_get_is_header (first));
+  g_assert_cmpstr (ow_session_item_get_title (first), ==, "Recent");
+
+  /* Pin: a "Pinned" group on top. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-pin", "s", b));
+  g_clear_object (&first);
+  first = g_list_model_get_item (G_LIST_MODEL (list), 0);
+  second = g_list_model_get_item (G_LIST_MODEL (list), 1);
+  g_assert_cmpstr (ow_session_item_get_title (first), ==, "Pinned");
+  g_assert_cmpstr (ow_session_item_get_id (second), ==, b);
+
+  /* Filter by coworker and by folder. */
+  ow_session_list_set_filter_coworker (list, "code");
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 1);
+  ow_session_list_set_filter_coworker (list, NULL);
+  ow_session_list_set_filter_workspace (list, f->ws);
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 1);
+  g_assert_cmpint (ow_session_list_find (list, c), >=, 0);
+  ow_session_list_set_filter_workspace (list, NULL);
+
+  /* Archive: out of the list, reachable with "Show archived". */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-archive", "s", a));
+  g_assert_cmpint (ow_session_list_find (list, a), ==, -1);
+  ow_session_list_set_show_archived (list, TRUE);
+  g_assert_cmpint (ow_session_list_find (list, a), >=, 0);
+  g_assert_true (ow_session_item_get_archived (ow_session_list_lookup (list, a)));
+  ow_session_list_set_show_archived (list, FALSE);
+
+  /* Rename through the store the dialog writes to. */
+  g_assert_true (ow_store_session_rename (store, c, "Fix the TOML parser", NULL));
+  ow_session_list_refresh (list);
+  g_assert_cmpstr (ow_session_item_get_title (ow_session_list_lookup (list, c)), ==, "Fix the TOML parser");
+
+  /* Delete, undo, delete for good. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.delete-session", "s", c));
+  g_assert_cmpint (ow_session_list_find (list, c), ==, -1);
+  screenshot (f, GTK_WIDGET (f->window), "06-sidebar-undo.png");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.undo-delete", NULL));
+  g_assert_cmpint (ow_session_list_find (list, c), >=, 0);
+  {
+    g_autoptr(OwSessionRow) back = ow_store_session_get (store, c, NULL);
+    g_assert_nonnull (back);
+  }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.delete-session", "s", c));
+  ow_window_finish_pending (f->window);
+  {
+    g_autoptr(OwSessionRow) gone = ow_store_session_get (store, c, NULL);
+    g_assert_null (gone);
+  }
+
+  /* A session waiting for a person carries a badge. */
+  serve (f, "{\"turns\":[" WRITE_SCRIPT ("w5", "e.txt", "x") "]}");
+  send_first (f, f->ws, "ask", "Write e.txt");
+  wait_cards (f, 1);
+  ow_session_list_refresh (list);
+  g_assert_cmpuint (ow_session_item_get_attention (
+                      ow_session_list_lookup (list, ow_session_view_get_session_id (view_of (f)))), ==, 1);
+  screenshot (f, GTK_WIDGET (f->window), "07-sidebar.png");
+}
+
+static gboolean
+cond_settings_window (Fixture *f, gconstpointer data)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (f->app)); l != NULL; l = l->next)
+    if (!OW_IS_WINDOW (l->data))
+      return TRUE;
+  return FALSE;
+}
+
+/* With no model key, the composer says why it cannot send and Settings
+ * opens on Models & Keys by itself. */
+static void
+test_no_key (Fixture *f, gconstpointer data)
+{
+  OwComposer *composer;
+
+  g_unsetenv ("OPENAI_API_KEY");
+  g_unsetenv ("OPENWORKER_MODEL");
+  start_app (f);
+  wait_until (f, cond_settings_window, NULL, 10000, "Settings to open on Models & Keys");
+  g_assert_false (ow_application_get_model_ready (f->app));
+  composer = ow_session_view_get_composer (view_of (f));
+  g_assert_false (ow_composer_get_enabled (composer));
+  ow_composer_set_text (composer, "hello");
+  g_assert_false (gtk_widget_activate_action (GTK_WIDGET (composer), "composer.send", NULL)
+                  && ow_session_view_get_session_id (view_of (f)) != NULL);
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (f->app)); l != NULL; l = l->next)
+    if (!OW_IS_WINDOW (l->data))
+      screenshot (f, GTK_WIDGET (l->data), "09-settings-opened-on-models.png");
+  screenshot (f, GTK_WIDGET (f->window), "08-no-key.png");
+}
+
+static gboolean
+cond_artifact (Fixture *f, gconstpointer name)
+{
+  GPtrArray *paths = ow_artifacts_panel_get_paths (ow_window_get_artifacts_panel (f->window));
+
+  for (guint i = 0; i < paths->len; i++)
+    if (g_str_has_suffix (g_ptr_array_index (paths, i), name))
+      return TRUE;
+  return FALSE;
+}
+
+/* Deliverables: the file a session wrote is listed, previews as markdown
+ * in the no-script view, and an artifact: link resolves to it. */
+static void
+test_artifacts (Fixture *f, gconstpointer data)
+{
+  OwArtifactsPanel *panel = ow_window_get_artifacts_panel (f->window);
+  g_autofree char *path = NULL;
+  GtkWidget *viewer;
+
+  serve (f, "{\"turns\":[" WRITE_SCRIPT ("w6", "report.md", "# Report\\n\\nAll **good**.\\n\\n<script>bad()</script>")
+            ",{\"text\":\"See [the report](artifact:report.md).\"}]}");
+  send_first (f, NULL, "bypass-approvals", "Write the report");
+  wait_turns_done (f, 1);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-artifacts", NULL));
+  wait_until (f, cond_artifact, "report.md", 10000, "report.md among the deliverables");
+  path = ow_artifacts_panel_resolve (panel, "report.md");
+  g_assert_nonnull (path);
+  g_assert_null (ow_artifacts_panel_resolve (panel, "../../etc/passwd"));
+  screenshot (f, GTK_WIDGET (f->window), "10-deliverables.png");
+  viewer = ow_artifact_viewer_new (GTK_WINDOW (f->window), path);
+  g_assert_cmpstr (ow_artifact_viewer_get_kind (OW_ARTIFACT_VIEWER (viewer)), ==, "markdown");
+  gtk_window_present (GTK_WINDOW (viewer));
+  spin (f, 1500);
+  screenshot (f, viewer, "11-artifact-preview.png");
+  gtk_window_destroy (GTK_WINDOW (viewer));
+}
+
+/* The composer: attachments within the limits, refusals with a reason,
+ * and the attachment reaching the model. */
+static void
+test_attachments (Fixture *f, gconstpointer data)
+{
+  OwComposer *composer = ow_session_view_get_composer (view_of (f));
+  g_autofree char *notes = g_build_filename (f->tmp, "notes.txt", NULL);
+  g_autofree char *pdf = g_build_filename (f->tmp, "long.pdf", NULL);
+  g_autoptr(GFile) notes_file = g_file_new_for_path (notes);
+  g_autoptr(GFile) pdf_file = g_file_new_for_path (pdf);
+  g_autofree char *body = NULL;
+  JsonArray *requests;
+
+  g_assert_true (g_file_set_contents (notes, "the secret ingredient is thyme", -1, NULL));
+  {
+    cairo_surface_t *surface = cairo_pdf_surface_create (pdf, 200, 200);
+    cairo_t *cr = cairo_create (surface);
+    for (int i = 0; i < 21; i++)
+      cairo_show_page (cr);
+    cairo_destroy (cr);
+    cairo_surface_destroy (surface);
+  }
+  serve (f, "{\"turns\":[{\"text\":\"Thyme, noted.\"}]}");
+  ow_window_new_session (f->window, f->ws);
+  ow_composer_add_file (composer, pdf_file);
+  while (ow_composer_get_busy (composer))
+    spin (f, 20);
+  g_assert_cmpuint (ow_composer_get_n_attachments (composer), ==, 0);
+  ow_composer_add_file (composer, notes_file);
+  ow_composer_add_file (composer, notes_file);   /* the same file once */
+  while (ow_composer_get_busy (composer))
+    spin (f, 20);
+  g_assert_cmpuint (ow_composer_get_n_attachments (composer), ==, 1);
+  ow_composer_set_text (composer, "Read this");
+  screenshot (f, GTK_WIDGET (f->window), "12-composer-attachment.png");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (composer), "composer.send", NULL));
+  wait_turns_done (f, 1);
+  requests = ow_model_server_get_requests (f->server);
+  body = json_to_string (json_array_get_element (requests, 0), FALSE);
+  g_assert_nonnull (strstr (body, "[Attached file: notes.txt]"));
+  g_assert_nonnull (strstr (body, "thyme"));
+  g_assert_cmpuint (ow_composer_get_n_attachments (composer), ==, 0);
+}
+
+/* The mode chip changes the live session's mode (never to the dangerous
+ * one), and Esc's action stops a running turn. */
+static void
+test_mode_and_stop (Fixture *f, gconstpointer data)
+{
+  OwComposer *composer = ow_session_view_get_composer (view_of (f));
+  g_autoptr(OwSession) session = NULL;
+  g_autofree char *text = NULL;
+  const char *id;
+
+  serve (f, "{\"turns\":[{\"text\":\"First.\"},{\"text\":\"A long answer that will be stopped.\",\"delay_ms\":3000}]}");
+  id = send_first (f, f->ws, "ask", "Hello");
+  wait_turns_done (f, 1);
+  ow_composer_set_mode (composer, "bypass-approvals");
+  session = ow_session_host_get (ow_application_get_host (f->app), id, NULL);
+  g_assert_cmpstr (ow_session_get_mode (session), ==, "bypass-approvals");
+  wait_event (f, "mode_changed");
+
+  ow_composer_set_text (composer, "Go on");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (composer), "composer.send", NULL));
+  g_assert_true (ow_composer_get_running (composer));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (composer), "composer.stop", NULL));
+  wait_turns_done (f, 2);
+  text = page_text (f);
+  g_assert_nonnull (strstr (text, "Approval mode: Bypass approvals"));
+  g_assert_nonnull (strstr (text, "Interrupted."));
+  g_assert_false (ow_composer_get_running (composer));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_setenv ("LANGUAGE", "C", TRUE);
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  g_test_init (&argc, &argv, NULL);
+  /* ui-session.sh provides a display (Xvfb when none is set); only a run
+   * without any display skips. */
+  if (!gtk_init_check ())
+    {
+      g_printerr ("SKIP: no display\n");
+      return 77;
+    }
+  /* WebKit helpers are started by absolute path under meson. */
+  g_set_prgname ("test-ui-desktop");
+  g_test_add ("/ow/ui/desktop/stream", Fixture, NULL, setup, test_stream, teardown);
+  g_test_add ("/ow/ui/desktop/approval-once", Fixture, NULL, setup, test_approval_once, teardown);
+  g_test_add ("/ow/ui/desktop/always-allow", Fixture, NULL, setup, test_always_allow, teardown);
+  g_test_add ("/ow/ui/desktop/question", Fixture, NULL, setup, test_question, teardown);
+  g_test_add ("/ow/ui/desktop/inbox", Fixture, NULL, setup, test_inbox, teardown);
+  g_test_add ("/ow/ui/desktop/answered-elsewhere", Fixture, NULL, setup, test_answered_elsewhere, teardown);
+  g_test_add ("/ow/ui/desktop/replay", Fixture, NULL, setup, test_replay, teardown);
+  g_test_add ("/ow/ui/desktop/sidebar", Fixture, NULL, setup, test_sidebar, teardown);
+  g_test_add ("/ow/ui/desktop/no-key", Fixture, "no-app", setup, test_no_key, teardown);
+  g_test_add ("/ow/ui/desktop/artifacts", Fixture, NULL, setup, test_artifacts, teardown);
+  g_test_add ("/ow/ui/desktop/attachments", Fixture, NULL, setup, test_attachments, teardown);
+  g_test_add ("/ow/ui/desktop/mode-and-stop", Fixture, NULL, setup, test_mode_and_stop, teardown);
+  return g_test_run ();
+}

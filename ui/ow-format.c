@@ -1,0 +1,543 @@
+/* ow-format.c: engine values in words (see ow-format.h). */
+#define G_LOG_DOMAIN "ow-format"
+
+#include "config-ui.h"
+#include "ow-format.h"
+
+#include <string.h>
+
+#include <glib/gi18n-lib.h>
+
+#include "ow-json.h"
+#include "providers/ow-provider-catalog.h"
+
+const char *const *
+ow_format_modes (void)
+{
+  static const char *const modes[] = { "ask", "auto-approve", "bypass-approvals", NULL };
+
+  return modes;
+}
+
+const char *
+ow_format_mode_label (const char *mode)
+{
+  if (g_strcmp0 (mode, "ask") == 0)
+    return _("Ask for approval");
+  if (g_strcmp0 (mode, "auto-approve") == 0)
+    return _("Auto-approve");
+  if (g_strcmp0 (mode, "bypass-approvals") == 0)
+    return _("Bypass approvals");
+  if (g_strcmp0 (mode, "plan") == 0)
+    return _("Plan (read-only)");
+  if (g_strcmp0 (mode, "discuss") == 0)
+    return _("Discuss (no tools)");
+  if (g_strcmp0 (mode, "dangerously-bypass-approvals") == 0)
+    return _("Dangerously bypass approvals");
+  return mode != NULL ? mode : "";
+}
+
+const char *
+ow_format_mode_help (const char *mode)
+{
+  if (g_strcmp0 (mode, "ask") == 0)
+    return _("Anything that changes your files or runs a command waits for you.");
+  if (g_strcmp0 (mode, "auto-approve") == 0)
+    return _("A reviewer model approves routine steps; it asks you when it is unsure.");
+  if (g_strcmp0 (mode, "bypass-approvals") == 0)
+    return _("Steps run without asking, except the safety checks, which always ask.");
+  return "";
+}
+
+const char *
+ow_format_coworker_label (const char *coworker)
+{
+  if (coworker == NULL || g_str_equal (coworker, "cowork"))
+    return _("Cowork");
+  if (g_str_equal (coworker, "code"))
+    return _("Code");
+  return coworker;
+}
+
+/* The first line of a message content (a string, or JSON parts when it
+ * starts with '['), at most 60 characters. */
+static char *
+first_line (const char *content)
+{
+  g_autofree char *text = NULL;
+  char *nl;
+
+  if (content == NULL)
+    return NULL;
+  if (content[0] == '[')
+    {
+      g_autoptr(JsonNode) node = json_from_string (content, NULL);
+      JsonArray *parts = node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+
+      for (guint i = 0; parts != NULL && i < json_array_get_length (parts) && text == NULL; i++)
+        {
+          JsonObject *p = json_array_get_object_element (parts, i);
+          if (p != NULL && g_strcmp0 (ow_json_get_string (p, "type"), "text") == 0)
+            text = g_strdup (ow_json_get_string (p, "text"));
+        }
+    }
+  else
+    text = g_strdup (content);
+  if (text == NULL || !g_utf8_validate (text, -1, NULL))
+    return NULL;
+  g_strstrip (text);
+  nl = strchr (text, '\n');
+  if (nl != NULL)
+    *nl = '\0';
+  g_strstrip (text);
+  if (*text == '\0')
+    return NULL;
+  if (g_utf8_strlen (text, -1) > 60)
+    *g_utf8_offset_to_pointer (text, 60) = '\0';
+  return g_steal_pointer (&text);
+}
+
+char *
+ow_format_session_title (const char *title, const char *auto_title, gboolean renamed, const char *first_text)
+{
+  char *line;
+
+  if (renamed && title != NULL && *title != '\0')
+    return g_strdup (title);
+  if (auto_title != NULL && *auto_title != '\0')
+    return g_strdup (auto_title);
+  if (title != NULL && *title != '\0')
+    return g_strdup (title);
+  line = first_line (first_text);
+  return line != NULL ? line : g_strdup (_("New session"));
+}
+
+char *
+ow_format_session_subtitle (const char *coworker, const char *workspace, gboolean temporary)
+{
+  g_autofree char *base = NULL;
+
+  if (temporary || workspace == NULL)
+    return g_strdup_printf ("%s · %s", ow_format_coworker_label (coworker), _("Temporary folder"));
+  base = g_path_get_basename (workspace);
+  return g_strdup_printf ("%s · %s", ow_format_coworker_label (coworker), base);
+}
+
+static GDateTime *
+parse_time (const char *iso)
+{
+  g_autofree char *fixed = NULL;
+  g_autoptr(GTimeZone) utc = g_time_zone_new_utc ();
+
+  if (iso == NULL || strlen (iso) < 19)
+    return NULL;
+  /* SQLite's CURRENT_TIMESTAMP is "YYYY-MM-DD HH:MM:SS", UTC, no zone. */
+  fixed = g_strdup (iso);
+  if (fixed[10] == ' ')
+    fixed[10] = 'T';
+  return g_date_time_new_from_iso8601 (fixed, utc);
+}
+
+char *
+ow_format_relative_time (const char *iso8601, GDateTime *now)
+{
+  g_autoptr(GDateTime) t = parse_time (iso8601);
+  g_autoptr(GDateTime) local = NULL;
+  g_autoptr(GDateTime) now_local = NULL;
+  GTimeSpan span;
+
+  if (t == NULL || now == NULL)
+    return g_strdup ("");
+  span = g_date_time_difference (now, t);
+  if (span < 60 * G_TIME_SPAN_SECOND)
+    return g_strdup (_("just now"));
+  if (span < G_TIME_SPAN_HOUR)
+    return g_strdup_printf (_("%d min ago"), (int) (span / G_TIME_SPAN_MINUTE));
+  if (span < 12 * G_TIME_SPAN_HOUR)
+    return g_strdup_printf (_("%d h ago"), (int) (span / G_TIME_SPAN_HOUR));
+  local = g_date_time_to_local (t);
+  now_local = g_date_time_to_local (now);
+  if (g_date_time_get_year (local) == g_date_time_get_year (now_local)
+      && g_date_time_get_day_of_year (local) == g_date_time_get_day_of_year (now_local))
+    return g_date_time_format (local, "%H:%M");
+  if (span < 48 * G_TIME_SPAN_HOUR)
+    return g_strdup (_("yesterday"));
+  /* TRANSLATORS: a short date, see g_date_time_format(). */
+  return g_date_time_format (local, _("%e %b"));
+}
+
+char *
+ow_format_size (gint64 bytes)
+{
+  return g_format_size ((guint64) MAX (bytes, 0));
+}
+
+char *
+ow_format_model_label (const char *model_id)
+{
+  const OwProviderEntry *entry = NULL;
+  g_autofree char *bare = NULL;
+
+  if (model_id == NULL || *model_id == '\0')
+    return g_strdup (_("No model"));
+  if (!ow_model_id_split (model_id, &entry, &bare, NULL) || entry == NULL)
+    return g_strdup (model_id);
+  return g_strdup_printf ("%s · %s", entry->title, bare);
+}
+
+/* @text on one line (runs of whitespace become one space), at most @max
+ * characters with an ellipsis. */
+static void
+append_collapsed (GString *out, const char *text, glong max)
+{
+  gboolean space = FALSE;
+  glong n = 0;
+
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (g_unichar_isspace (c))
+        {
+          space = out->len > 0;
+          continue;
+        }
+      if (n >= max)
+        {
+          g_string_append (out, "…");
+          return;
+        }
+      if (space && n > 0)
+        {
+          g_string_append_c (out, ' ');
+          n++;
+        }
+      space = FALSE;
+      g_string_append_unichar (out, c);
+      n++;
+    }
+}
+
+char *
+ow_format_args_preview (JsonObject *args)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *value;
+
+  if (args == NULL)
+    return g_strdup ("");
+  json_object_iter_init (&iter, args);
+  while (json_object_iter_next (&iter, &key, &value))
+    {
+      g_autoptr(GString) one = g_string_new (NULL);
+      g_autofree char *text = NULL;
+
+      if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING)
+        text = g_strdup (json_node_get_string (value));
+      else
+        text = json_to_string (value, FALSE);
+      g_string_append_printf (one, "%s: ", key);
+      append_collapsed (one, text != NULL ? text : "", 80);
+      if (out->len > 0)
+        g_string_append (out, " · ");
+      g_string_append (out, one->str);
+      if (g_utf8_strlen (out->str, -1) > 240)
+        {
+          *g_utf8_offset_to_pointer (out->str, 239) = '\0';
+          g_string_set_size (out, strlen (out->str));
+          g_string_append (out, "…");
+          break;
+        }
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+void
+ow_format_tool_step (const char *name, JsonObject *args, char **verb, char **detail)
+{
+  const char *s;
+  const char *v = NULL;
+  const char *d = NULL;
+  g_autofree char *computed = NULL;
+
+  name = name != NULL ? name : "";
+  if (g_str_equal (name, "run_shell"))
+    {
+      v = _("Ran");
+      d = ow_json_get_string (args, "command");
+    }
+  else if (g_str_equal (name, "read_file"))
+    v = _("Read"), d = ow_json_get_string (args, "path");
+  else if (g_str_equal (name, "write_file"))
+    v = _("Wrote"), d = ow_json_get_string (args, "path");
+  else if (g_str_equal (name, "replace_in_file"))
+    v = _("Edited"), d = ow_json_get_string (args, "path");
+  else if (g_str_equal (name, "apply_patch"))
+    v = _("Applied a patch"), d = "";
+  else if (g_str_equal (name, "list_files"))
+    {
+      v = _("Listed");
+      s = ow_json_get_string (args, "path");
+      d = s != NULL ? s : ".";
+    }
+  else if (g_str_equal (name, "grep"))
+    v = _("Searched for"), d = ow_json_get_string (args, "pattern");
+  else if (g_str_equal (name, "git_status") || g_str_equal (name, "git_diff") || g_str_equal (name, "git_log"))
+    {
+      v = _("Looked at");
+      computed = g_strdelimit (g_strdup (name), "_", ' ');
+      d = computed;
+    }
+  else if (g_str_equal (name, "web_fetch"))
+    v = _("Fetched"), d = ow_json_get_string (args, "url");
+  else if (g_str_equal (name, "web_search"))
+    v = _("Searched the web for"), d = ow_json_get_string (args, "query");
+  else if (g_str_equal (name, "todo_write"))
+    v = _("Updated the plan"), d = "";
+  else if (g_str_equal (name, "ask_user"))
+    v = _("Asked you"), d = ow_json_get_string (args, "question");
+  else if (g_str_equal (name, "request_directory"))
+    v = _("Asked for a folder"), d = ow_json_get_string (args, "path");
+  else if (g_str_equal (name, "request_network_access"))
+    v = _("Asked to reach"), d = ow_json_get_string (args, "host");
+  else if (g_str_equal (name, "shell_task_output"))
+    v = _("Checked a background command"), d = ow_json_get_string (args, "task_id");
+  else if (g_str_equal (name, "shell_task_kill"))
+    v = _("Stopped a background command"), d = ow_json_get_string (args, "task_id");
+  else
+    {
+      v = name;
+      computed = ow_format_args_preview (args);
+      d = computed;
+    }
+  *verb = g_strdup (v);
+  *detail = g_strdup (d != NULL ? d : "");
+}
+
+const char *
+ow_format_tool_status (const char *status)
+{
+  if (g_strcmp0 (status, "ok") == 0)
+    return _("done");
+  if (g_strcmp0 (status, "error") == 0)
+    return _("failed");
+  if (g_strcmp0 (status, "denied") == 0)
+    return _("denied");
+  if (g_strcmp0 (status, "interrupted") == 0)
+    return _("stopped");
+  if (g_strcmp0 (status, "running") == 0)
+    return _("running");
+  if (g_strcmp0 (status, "waiting") == 0)
+    return _("waiting for you");
+  if (g_strcmp0 (status, "proposed") == 0)
+    return _("proposed");
+  return status != NULL ? status : "";
+}
+
+char *
+ow_format_provenance (const char *provenance)
+{
+  gint64 id;
+
+  if (provenance == NULL || *provenance == '\0')
+    return g_strdup ("");
+  if (g_str_equal (provenance, "low risk"))
+    return g_strdup (_("Allowed: low risk"));
+  if (g_str_equal (provenance, "user-approved once"))
+    return g_strdup (_("You allowed it once"));
+  if (g_str_equal (provenance, "user-approved for session"))
+    return g_strdup (_("You allowed it for this session"));
+  if (g_str_equal (provenance, "denied by person"))
+    return g_strdup (_("You denied it"));
+  if (g_str_equal (provenance, "refused unattended"))
+    return g_strdup (_("Refused: nobody could approve it"));
+  if (g_str_equal (provenance, "cleared by mode"))
+    return g_strdup (_("Allowed by the approval mode (safety checks cleared)"));
+  if (g_str_equal (provenance, "denied by hard floor"))
+    return g_strdup (_("Refused by this machine's deny rules"));
+  if (g_str_equal (provenance, "denied by read-only mode"))
+    return g_strdup (_("Refused: the session is read-only"));
+  if (g_str_has_prefix (provenance, "user-approved always (standing rule #")
+      && (id = g_ascii_strtoll (provenance + strlen ("user-approved always (standing rule #"), NULL, 10)) > 0)
+    return g_strdup_printf (_("You always allow this (standing rule #%" G_GINT64_FORMAT ")"), id);
+  if (g_str_has_prefix (provenance, "standing rule #")
+      && (id = g_ascii_strtoll (provenance + strlen ("standing rule #"), NULL, 10)) > 0)
+    return g_strdup_printf (_("Allowed by standing rule #%" G_GINT64_FORMAT), id);
+  if (g_str_has_prefix (provenance, "auto-approved by reviewer: "))
+    return g_strdup_printf (_("Approved by the reviewer: %s"), provenance + strlen ("auto-approved by reviewer: "));
+  return g_strdup (provenance);
+}
+
+/* ---- The edit diff ------------------------------------------------------ */
+
+void
+ow_diff_line_free (OwDiffLine *line)
+{
+  if (line == NULL)
+    return;
+  g_free (line->text);
+  g_free (line);
+}
+
+static void
+add_line (GPtrArray *out, OwDiffKind kind, const char *text, gssize len)
+{
+  OwDiffLine *line = g_new0 (OwDiffLine, 1);
+
+  line->kind = kind;
+  line->text = len < 0 ? g_strdup (text) : g_strndup (text, (gsize) len);
+  g_ptr_array_add (out, line);
+}
+
+static GStrv
+split_lines (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text != NULL ? text : "", "\n", -1);
+  guint n = g_strv_length (lines);
+
+  /* A final newline ends the last line; it does not start another one. */
+  if (n > 0 && *lines[n - 1] == '\0')
+    {
+      g_free (lines[n - 1]);
+      lines[n - 1] = NULL;
+    }
+  return g_steal_pointer (&lines);
+}
+
+/* Above this many lines on a side, a full line diff costs more than it
+ * tells: the old text is shown removed and the new one added. */
+#define DIFF_MAX_SIDE 800
+#define DIFF_CONTEXT 3
+
+static void
+diff_texts (GPtrArray *out, const char *before, const char *after)
+{
+  g_auto(GStrv) a = split_lines (before);
+  g_auto(GStrv) b = split_lines (after);
+  guint n = g_strv_length (a), m = g_strv_length (b);
+  g_autofree guint16 *lcs = NULL;
+  g_autoptr(GPtrArray) raw = NULL;
+  guint i = 0, j = 0;
+  guint w = m + 1;
+
+  if (n > DIFF_MAX_SIDE || m > DIFF_MAX_SIDE)
+    {
+      for (i = 0; i < n; i++)
+        add_line (out, OW_DIFF_REMOVED, a[i], -1);
+      for (j = 0; j < m; j++)
+        add_line (out, OW_DIFF_ADDED, b[j], -1);
+      return;
+    }
+  /* Longest common subsequence, filled from the end so the walk below
+   * goes forwards. */
+  lcs = g_new0 (guint16, (gsize) (n + 1) * w);
+  for (guint x = n; x-- > 0;)
+    for (guint y = m; y-- > 0;)
+      lcs[x * w + y] = g_str_equal (a[x], b[y]) ? lcs[(x + 1) * w + y + 1] + 1
+                                                : MAX (lcs[(x + 1) * w + y], lcs[x * w + y + 1]);
+  raw = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_diff_line_free);
+  while (i < n || j < m)
+    {
+      if (i < n && j < m && g_str_equal (a[i], b[j]))
+        add_line (raw, OW_DIFF_CONTEXT, a[i++], -1), j++;
+      /* Removals before additions, as a unified diff shows them. */
+      else if (i < n && (j >= m || lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]))
+        add_line (raw, OW_DIFF_REMOVED, a[i++], -1);
+      else
+        add_line (raw, OW_DIFF_ADDED, b[j++], -1);
+    }
+  /* Keep the changes with a little context around them. */
+  {
+    g_autofree gboolean *keep = g_new0 (gboolean, raw->len + 1);
+    gboolean elided = FALSE;
+
+    for (guint k = 0; k < raw->len; k++)
+      if (((OwDiffLine *) g_ptr_array_index (raw, k))->kind != OW_DIFF_CONTEXT)
+        for (guint c = k >= DIFF_CONTEXT ? k - DIFF_CONTEXT : 0; c <= k + DIFF_CONTEXT && c < raw->len; c++)
+          keep[c] = TRUE;
+    for (guint k = 0; k < raw->len; k++)
+      {
+        OwDiffLine *line = g_ptr_array_index (raw, k);
+        if (!keep[k])
+          {
+            if (!elided)
+              add_line (out, OW_DIFF_HEADER, "…", -1);
+            elided = TRUE;
+            continue;
+          }
+        elided = FALSE;
+        add_line (out, line->kind, line->text, -1);
+      }
+  }
+}
+
+static void
+colour_patch (GPtrArray *out, const char *patch)
+{
+  g_auto(GStrv) lines = split_lines (patch);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *l = lines[i];
+      if (g_str_has_prefix (l, "***") || g_str_has_prefix (l, "@@"))
+        add_line (out, OW_DIFF_HEADER, l, -1);
+      else if (l[0] == '+')
+        add_line (out, OW_DIFF_ADDED, l + 1, -1);
+      else if (l[0] == '-')
+        add_line (out, OW_DIFF_REMOVED, l + 1, -1);
+      else
+        add_line (out, OW_DIFF_CONTEXT, l[0] == ' ' ? l + 1 : l, -1);
+    }
+}
+
+GPtrArray *
+ow_format_edit_diff (const char *tool, JsonObject *args, const char *workspace, guint max_lines)
+{
+  g_autoptr(GPtrArray) out = NULL;
+  const char *path = ow_json_get_string (args, "path");
+
+  if (tool == NULL || args == NULL)
+    return NULL;
+  out = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_diff_line_free);
+  if (g_str_equal (tool, "write_file"))
+    {
+      g_autofree char *full = NULL;
+      g_autofree char *before = NULL;
+      gsize len = 0;
+
+      if (path != NULL)
+        full = g_path_is_absolute (path) || workspace == NULL ? g_strdup (path)
+                                                              : g_build_filename (workspace, path, NULL);
+      add_line (out, OW_DIFF_HEADER, path != NULL ? path : "", -1);
+      /* Only a modest regular file is compared; anything else shows as new. */
+      if (full != NULL && g_file_test (full, G_FILE_TEST_IS_REGULAR) && !g_file_test (full, G_FILE_TEST_IS_SYMLINK))
+        {
+          g_autoptr(GMappedFile) map = g_mapped_file_new (full, FALSE, NULL);
+          len = map != NULL ? g_mapped_file_get_length (map) : 0;
+          if (map != NULL && len <= 1024 * 1024)
+            before = g_strndup (g_mapped_file_get_contents (map), len);
+        }
+      diff_texts (out, before != NULL ? before : "", ow_json_get_string (args, "content"));
+    }
+  else if (g_str_equal (tool, "replace_in_file"))
+    {
+      add_line (out, OW_DIFF_HEADER, path != NULL ? path : "", -1);
+      diff_texts (out, ow_json_get_string (args, "old"), ow_json_get_string (args, "new"));
+    }
+  else if (g_str_equal (tool, "apply_patch"))
+    colour_patch (out, ow_json_get_string (args, "patch"));
+  else
+    return NULL;
+
+  if (max_lines > 0 && out->len > max_lines)
+    {
+      guint rest = out->len - max_lines;
+      g_autofree char *more = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "… and %u more line", "… and %u more lines", rest),
+                                               rest);
+      g_ptr_array_set_size (out, max_lines);
+      add_line (out, OW_DIFF_HEADER, more, -1);
+    }
+  return g_steal_pointer (&out);
+}
