@@ -99,8 +99,9 @@ seed (const char *home)
       if (i % 10 == 0)
         {
           g_autofree char *call = g_strdup_printf ("call_%d", i);
-          g_autoptr(OwInboxItem) item = ow_inbox_add (inbox, ow_session_get_id (s), call, "approval", "Run `ls`?",
-                                                      "command: ls", NULL, NULL);
+          OwInboxItem *item = ow_inbox_add (inbox, ow_session_get_id (s), call, "approval", "Run `ls`?",
+                                            "command: ls", NULL, NULL);
+          ow_inbox_item_free (item);
         }
     }
   ow_db_exec (ow_store_get_db (store), "COMMIT", NULL);
@@ -118,7 +119,6 @@ static void
 start_server (Server *s, const char *exe, const char *home, const char *model_url)
 {
   g_autofree char *base = g_strdup_printf ("OPENAI_BASE_URL=%s/v1", model_url);
-  g_autofree char *home_env = g_strdup_printf ("OPENWORKER_HOME=%s", home);
   const char *argv[] = { exe, "--port", "0", "--cwd", home, NULL };
   char **envp = g_get_environ ();
   g_autoptr(GError) error = NULL;

@@ -555,7 +555,6 @@ roots_add (OwServer *self, OwRequest *req)
   g_autoptr(GError) error = NULL;
   JsonObject *body, *extra;
   const char *path;
-  g_autofree char *abs = NULL;
 
   if (session == NULL || (body = ow_request_object (req)) == NULL)
     return;
