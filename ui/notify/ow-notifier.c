@@ -23,6 +23,8 @@ struct _OwNotifier
 
   guint           pending_count;
   gulong          event_handler;
+  gulong          added_handler;
+  gulong          resolved_handler;
 };
 
 G_DEFINE_FINAL_TYPE (OwNotifier, ow_notifier, G_TYPE_OBJECT)
@@ -164,7 +166,6 @@ on_session_event_cb (OwSessionHost *host, const char *session_id, OwEvent *event
 
   if (ow_notifier_event_is_ask (event->type))
     {
-      ow_notifier_refresh (self);
       if (!window_on_screen (self) && g_application_get_is_registered (app))
         {
           g_autoptr(GNotification) n = notification_for (session_id, event);
@@ -177,10 +178,19 @@ on_session_event_cb (OwSessionHost *host, const char *session_id, OwEvent *event
     {
       g_autofree char *id = ow_notifier_notification_id (session_id, ow_json_get_string (event->data, "call_id"));
 
-      ow_notifier_refresh (self);
       if (g_application_get_is_registered (app))
         g_application_withdraw_notification (app, id);
     }
+}
+
+/* The count follows the inbox itself, not the session events: an ask's
+ * event is emitted before the attendant parks it, and items are also added
+ * and answered from other surfaces (the browser, the CLI) with no event
+ * here. */
+static void
+on_inbox_item_changed_cb (OwInbox *inbox, const char *item_id, gpointer user_data)
+{
+  ow_notifier_refresh (OW_NOTIFIER (user_data));
 }
 
 static void
@@ -210,7 +220,14 @@ ow_notifier_dispose (GObject *object)
 {
   OwNotifier *self = OW_NOTIFIER (object);
 
-  g_clear_signal_handler (&self->event_handler, self->host);
+  if (self->host != NULL)
+    {
+      OwInbox *inbox = ow_session_host_get_inbox (self->host);
+
+      g_clear_signal_handler (&self->event_handler, self->host);
+      g_clear_signal_handler (&self->added_handler, inbox);
+      g_clear_signal_handler (&self->resolved_handler, inbox);
+    }
   if (self->answer_action != NULL && self->application != NULL)
     g_action_map_remove_action (G_ACTION_MAP (self->application), OW_NOTIFIER_ANSWER_ACTION);
   g_clear_object (&self->answer_action);
@@ -268,6 +285,10 @@ ow_notifier_new (GtkApplication *application, OwSessionHost *host)
   g_signal_connect (self->answer_action, "activate", G_CALLBACK (on_answer_activate_cb), self);
   g_action_map_add_action (G_ACTION_MAP (application), G_ACTION (self->answer_action));
   self->event_handler = g_signal_connect (host, "session-event", G_CALLBACK (on_session_event_cb), self);
+  self->added_handler = g_signal_connect (ow_session_host_get_inbox (host), "item-added",
+                                          G_CALLBACK (on_inbox_item_changed_cb), self);
+  self->resolved_handler = g_signal_connect (ow_session_host_get_inbox (host), "item-resolved",
+                                             G_CALLBACK (on_inbox_item_changed_cb), self);
   ow_notifier_refresh (self);
   return self;
 }
