@@ -4,6 +4,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "ow-settings-io.h"
+
 void
 settings_home_init (SettingsHome *home, const char *config_toml)
 {
@@ -95,7 +97,9 @@ config_holds (gpointer data)
   Holds *h = data;
   g_autofree char *text = settings_home_config (h->home);
 
-  return strstr (text, h->needle) != NULL;
+  /* The file, and then the write reported back: the context has read the
+   * file again by then, so what the engine sees can be checked next. */
+  return strstr (text, h->needle) != NULL && ow_settings_io_get_in_flight () == 0;
 }
 
 void

@@ -35,7 +35,8 @@ char       *settings_home_config (SettingsHome *home);
  * test with @what after 20 s. */
 void        spin_until           (gboolean (*done) (gpointer data), gpointer data, const char *what);
 void        spin_for             (guint ms);
-/* Spins until the config file holds @needle. */
+/* Spins until the config file holds @needle and no settings write is under
+ * way (so the context has reloaded it). */
 void        wait_config_holds    (SettingsHome *home, const char *needle);
 
 /* The first widget under @root (itself included) named @name (its widget

@@ -562,14 +562,27 @@ test_sandbox (void)
   row = find_named (GTK_WIDGET (page), "linux", GTK_TYPE_LIST_BOX_ROW);
   g_assert_nonnull (row);
   g_assert_nonnull (find_label (row, "Ready to set up"));
+  /* A ready type keeps its findings folded (GtkExpander holds no child
+   * then); open them as a person would. */
+  g_assert_nonnull (find_type (row, GTK_TYPE_EXPANDER));
+  g_assert_false (gtk_expander_get_expanded (GTK_EXPANDER (find_type (row, GTK_TYPE_EXPANDER))));
+  g_assert_null (find_label (row, "landlock: ABI"));
+  gtk_expander_set_expanded (GTK_EXPANDER (find_type (row, GTK_TYPE_EXPANDER)), TRUE);
   g_assert_nonnull (find_label (row, "✓  landlock: ABI"));
   g_assert_nonnull (find_label (row, "✓  runner: openworker-tool-runner at"));
   if (g_strv_contains ((const char *const *) providers, "openshell"))
     {
       GtkWidget *openshell = find_named (GTK_WIDGET (page), "openshell", GTK_TYPE_LIST_BOX_ROW);
       g_assert_nonnull (openshell);
+      GtkWidget *setup;
+
       g_assert_nonnull (find_label (openshell, "Not ready"));
       g_assert_nonnull (find_label (openshell, "✗  "));
+      /* Not ready: nothing to set up, and the button says so. */
+      spin_for (100);
+      setup = gtk_widget_get_ancestor (GTK_WIDGET (find_label (openshell, "Set Up")), GTK_TYPE_BUTTON);
+      g_assert_nonnull (setup);
+      g_assert_false (gtk_widget_get_sensitive (setup));
     }
   screenshot (GTK_WIDGET (page), "settings-sandbox-types");
 

@@ -20,6 +20,35 @@ ow_settings_ensure_resources (void)
     }
 }
 
+/* Writes started and not yet reported back (main thread only). */
+static guint in_flight;
+
+guint
+ow_settings_io_get_in_flight (void)
+{
+  return in_flight;
+}
+
+/* The caller's callback, and the count lowered only once it has run: a
+ * config.toml write is done when the context has read the file again,
+ * not when the file changed. */
+typedef struct {
+  GAsyncReadyCallback callback;
+  gpointer            user_data;
+} Relay;
+
+static void
+on_io_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Relay relay = *(Relay *) user_data;
+
+  g_free (user_data);
+  if (relay.callback != NULL)
+    relay.callback (source, result, relay.user_data);
+  g_assert (in_flight > 0);
+  in_flight--;
+}
+
 typedef struct {
   OwSettingsIoFunc func;
   gpointer         data;
@@ -55,8 +84,14 @@ ow_settings_io_run_async (gpointer             source,
                           GAsyncReadyCallback  callback,
                           gpointer             user_data)
 {
-  g_autoptr(GTask) task = g_task_new (source, cancellable, callback, user_data);
+  Relay *relay = g_new0 (Relay, 1);
+  g_autoptr(GTask) task = NULL;
   Job *job = g_new0 (Job, 1);
+
+  relay->callback = callback;
+  relay->user_data = user_data;
+  task = g_task_new (source, cancellable, on_io_done_cb, relay);
+  in_flight++;
 
   job->func = func;
   job->data = data;

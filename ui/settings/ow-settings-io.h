@@ -32,6 +32,9 @@ void     ow_settings_io_run_async        (gpointer             source,
                                           gpointer             user_data);
 gboolean ow_settings_io_run_finish       (GAsyncResult        *result,
                                           GError             **error);
+/* How many writes are under way: started, and their callback not yet run
+ * (for a config.toml write, the context not yet reloaded). */
+guint    ow_settings_io_get_in_flight    (void);
 
 /* Sets @key in the machine's config.toml to @value (transfer none; NULL
  * removes the key; see ow_config_file_set()), then reloads the context's

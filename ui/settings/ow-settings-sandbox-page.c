@@ -244,9 +244,15 @@ type_row (OwSettingsSandboxPage *self, const char *provider)
       button = gtk_button_new_with_label (_("Set Up"));
       gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
       gtk_widget_set_tooltip_text (button, _("Prove the wall on a throwaway folder, then use this sandbox"));
-      gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "sandbox.setup");
-      gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "s", provider);
-      gtk_widget_set_sensitive (button, ready && !self->busy);
+      /* A button bound to an action takes its sensitivity from the action,
+       * so one that must stay off is left unbound. */
+      if (ready && !self->busy)
+        {
+          gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "sandbox.setup");
+          gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "s", provider);
+        }
+      else
+        gtk_widget_set_sensitive (button, FALSE);
       gtk_widget_add_css_class (button, "suggested-action");
       gtk_box_append (GTK_BOX (top), button);
     }
@@ -869,9 +875,14 @@ refresh_catalogue (OwSettingsSandboxPage *self)
       gtk_box_append (GTK_BOX (box), caption_label (detail, TRUE));
       gtk_button_set_child (GTK_BUTTON (button), box);
       gtk_widget_add_css_class (button, "flat");
-      gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "sandbox.add-credential");
-      gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "s", kinds[i].name);
-      gtk_widget_set_sensitive (button, found && !added);
+      /* Unbound when there is nothing to add: an action would switch it back on. */
+      if (found && !added)
+        {
+          gtk_actionable_set_action_name (GTK_ACTIONABLE (button), "sandbox.add-credential");
+          gtk_actionable_set_action_target (GTK_ACTIONABLE (button), "s", kinds[i].name);
+        }
+      else
+        gtk_widget_set_sensitive (button, FALSE);
       gtk_widget_set_name (button, kinds[i].name);
       gtk_list_box_append (self->catalogue_list, button);
     }
