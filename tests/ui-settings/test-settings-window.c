@@ -18,11 +18,14 @@
  *   general    run in the background, start at login, the scratch folder
  *   machines   this machine's facts
  *   appearance the Settings portal's color-scheme, followed live
+ *   german     the build's German catalogue on the window and its pages
  *
  * Every page is saved as a screenshot ($OW_SCREENSHOT_DIR).
  */
 #include <glib/gstdio.h>
+#include <libintl.h>
 #include <libsecret/secret.h>
+#include <locale.h>
 #include <string.h>
 
 #include "ow-appearance.h"
@@ -947,6 +950,50 @@ test_appearance (void)
   settings_home_clear (&home);
 }
 
+/* ---- German ------------------------------------------------------------------------ */
+
+/* The chain from po/de.po to the screen: the catalogue the build made, bound
+ * as the app binds its own, turns the window's templates and the pages'
+ * C strings German. */
+static void
+test_german (void)
+{
+  const char *localedir = g_getenv ("OW_TEST_LOCALEDIR");
+  g_autofree char *mo = NULL;
+  SettingsHome home = { 0 };
+  OwSettingsWindow *window;
+  GtkWidget *page;
+
+  g_assert_nonnull (localedir);
+  mo = g_build_filename (localedir, "de", "LC_MESSAGES", "openworker.mo", NULL);
+  g_assert_true (g_file_test (mo, G_FILE_TEST_IS_REGULAR));
+  bindtextdomain ("openworker", localedir);
+  bind_textdomain_codeset ("openworker", "UTF-8");
+  g_setenv ("LANGUAGE", "de", TRUE);
+  setlocale (LC_MESSAGES, "");   /* gettext forgets what it looked up before */
+
+  settings_home_init (&home, NULL);
+  window = open_window (&home, NULL, "general");
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Einstellungen");
+  /* The sidebar. */
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "Modelle und Schlüssel"));
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "Freigaben"));
+  g_assert_nonnull (find_label (GTK_WIDGET (window), "Rechner"));
+  g_assert_null (find_label (GTK_WIDGET (window), "Models & Keys"));
+  /* A page's template, and a string its code sets. */
+  page = ow_settings_window_get_page_widget (window, "general");
+  g_assert_nonnull (find_label (page, "Bei der Anmeldung starten"));
+  g_assert_nonnull (find_label (page, "Im Hintergrund weiterlaufen, wenn das Fenster geschlossen wird"));
+  page = ow_settings_window_get_page_widget (window, "approvals");
+  g_assert_nonnull (find_label (page, "Noch keine dauerhaften Regeln."));
+  screenshot (ow_settings_window_get_page_widget (window, "general"), "settings-general-de");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  settings_home_clear (&home);
+  g_setenv ("LANGUAGE", "C", TRUE);
+  setlocale (LC_MESSAGES, "");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -974,5 +1021,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/ui-settings/sandbox/page", test_sandbox);
   g_test_add_func ("/ow/ui-settings/general/page", test_general);
   g_test_add_func ("/ow/ui-settings/machines/page", test_machines);
+  g_test_add_func ("/ow/ui-settings/i18n/german", test_german);
   return g_test_run ();
 }
