@@ -184,6 +184,26 @@ findings_box (JsonObject *status)
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   JsonArray *checks = ow_json_get_array (status, "checks");
   JsonArray *missing = ow_json_get_array (status, "missing");
+  g_autoptr(GPtrArray) more = g_ptr_array_new ();
+  g_autoptr(GHashTable) said = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; checks != NULL && i < json_array_get_length (checks); i++)
+    {
+      JsonObject *c = json_array_get_object_element (checks, i);
+      gboolean ok = ow_json_get_bool (c, "ok", FALSE);
+
+      if (!ok && ow_json_get_string (c, "detail") != NULL)
+        g_hash_table_add (said, (gpointer) ow_json_get_string (c, "detail"));
+    }
+  /* The status lists each failed check's detail again under "missing":
+   * say it once. */
+  for (guint i = 0; missing != NULL && i < json_array_get_length (missing); i++)
+    {
+      const char *m = json_array_get_string_element (missing, i);
+
+      if (m != NULL && !g_hash_table_contains (said, m))
+        g_ptr_array_add (more, (gpointer) m);
+    }
 
   for (guint i = 0; checks != NULL && i < json_array_get_length (checks); i++)
     {
@@ -198,12 +218,12 @@ findings_box (JsonObject *status)
       gtk_widget_add_css_class (label, ok ? "ow-ok" : "error");
       gtk_box_append (GTK_BOX (box), label);
     }
-  if (missing != NULL && json_array_get_length (missing) > 0)
+  if (more->len > 0)
     {
       gtk_box_append (GTK_BOX (box), caption_label (_("What is missing:"), FALSE));
-      for (guint i = 0; i < json_array_get_length (missing); i++)
+      for (guint i = 0; i < more->len; i++)
         {
-          g_autofree char *line = g_strdup_printf ("•  %s", json_array_get_string_element (missing, i));
+          g_autofree char *line = g_strdup_printf ("•  %s", (const char *) g_ptr_array_index (more, i));
           gtk_box_append (GTK_BOX (box), caption_label (line, FALSE));
         }
     }
