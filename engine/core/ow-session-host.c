@@ -98,12 +98,25 @@ emit_event (Live *live, const char *type, JsonObject *data)
     g_warning ("Could not record %s for session %s: %s", type, ow_session_get_id (live->session), error->message);
 }
 
+/* Events after which a session list row reads differently: liveness
+ * (working / idle) and attention (asks waiting on a person). */
+static gboolean
+changes_list_row (const char *type)
+{
+  static const char *const types[] = { "turn_start", "turn_done", "permission_required", "question",
+                                       "directory_requested", "site_requested", "approval_resolved", NULL };
+
+  return g_strv_contains (types, type);
+}
+
 static void
 on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
 {
   Live *live = user_data;
 
   g_signal_emit (live->host, signals[SIGNAL_SESSION_EVENT], 0, ow_session_get_id (session), event);
+  if (changes_list_row (event->type))
+    g_signal_emit (live->host, signals[SIGNAL_SESSIONS_CHANGED], 0);
 }
 
 /* ---- Recovery after a crash -------------------------------------------- */

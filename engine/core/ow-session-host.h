@@ -14,8 +14,9 @@
  * Events: every OwEvent of every loaded session is re-emitted as
  * ::session-event, after it is durably in the session's event log; a
  * surface that reconnects replays what it missed from the store
- * (ow_store_event_foreach_since). Host-level events without a session
- * (a session created, renamed, deleted) come as ::sessions-changed.
+ * (ow_store_event_foreach_since). Changes to the session list (a session
+ * created, renamed or deleted; a turn starting or ending; an ask parked
+ * or answered) come as ::sessions-changed.
  */
 #pragma once
 
@@ -108,7 +109,7 @@ gboolean       ow_session_host_answer       (OwSessionHost *self,
 
 /* Signals:
  *   ::session-event (const char *session_id, OwEvent *event)
- *   ::sessions-changed ()  — a session was created or deleted
+ *   ::sessions-changed ()  — the session list reads differently
  * Loaded sessions with a turn running (char*, borrowed ids). */
 GPtrArray     *ow_session_host_dup_running  (OwSessionHost *self);
 

@@ -17,7 +17,14 @@ typedef struct {
   OwSessionHost *host;
   OwModelServer *server;
   GPtrArray     *events;  /* OwEvent* of every session */
+  guint          list_changes;  /* ::sessions-changed emissions */
 } Fixture;
+
+static void
+on_sessions_changed_cb (OwSessionHost *host, gpointer user_data)
+{
+  ((Fixture *) user_data)->list_changes++;
+}
 
 static void
 on_event_cb (OwSessionHost *host, const char *session_id, OwEvent *event, gpointer user_data)
@@ -39,6 +46,7 @@ open_host (Fixture *f)
   f->host = ow_session_host_new (f->ctx, "test", &error);
   g_assert_no_error (error);
   g_signal_connect (f->host, "session-event", G_CALLBACK (on_event_cb), f);
+  g_signal_connect (f->host, "sessions-changed", G_CALLBACK (on_sessions_changed_cb), f);
 }
 
 static void
@@ -158,12 +166,13 @@ test_approval_answered_through_the_host (Fixture *f, gconstpointer data)
   g_autofree char *path = g_build_filename (f->ws, "a.txt", NULL);
   g_autofree char *content = NULL;
   g_autoptr(GPtrArray) pending = NULL;
-  guint asked, resolved, done;
+  guint asked, resolved, done, changes;
   const char *id;
 
   serve (f, WRITE_SCRIPT);
   s = new_session (f, f->ws, "ask");
   id = ow_session_get_id (s);
+  changes = f->list_changes;
   g_assert_true (ow_session_host_send (f->host, id, "write a.txt", NULL, &error));
   g_assert_no_error (error);
   g_assert_true (ow_session_host_is_running (f->host, id));
@@ -202,6 +211,8 @@ test_approval_answered_through_the_host (Fixture *f, gconstpointer data)
   g_assert_false (ow_session_host_is_running (f->host, id));
   g_assert_true (g_file_get_contents (path, &content, NULL, NULL));
   g_assert_cmpstr (content, ==, "from the host");
+  /* The list row changed at: turn start, the ask, its answer, turn end. */
+  g_assert_cmpuint (f->list_changes - changes, ==, 4);
 }
 
 static void
