@@ -55,6 +55,7 @@ struct _OwApplication
   gboolean        first_run_done;  /* Settings was opened (or not needed) */
   GCancellable   *cancellable;
 
+  gboolean        shut_down;       /* the engine and GTK's side are closed */
   gboolean        run_in_background;
   guint           inbox_count;
   GObject        *tray;            /* the tray item, when built */
@@ -498,11 +499,9 @@ ow_application_open (GApplication *app, GFile **files, int n_files, const char *
     ow_application_refresh_models (self);
 }
 
-void
-ow_application_close (OwApplication *self)
+static void
+close_engine (OwApplication *self)
 {
-  g_return_if_fail (OW_IS_APPLICATION (self));
-
   g_cancellable_cancel (self->cancellable);
   /* The plug-ins hold the application, and D-Bus calls in flight may hold
    * them: dispose them now so every reference goes. */
@@ -518,10 +517,28 @@ ow_application_close (OwApplication *self)
   g_clear_object (&self->host);
 }
 
+void
+ow_application_close (OwApplication *self)
+{
+  g_return_if_fail (OW_IS_APPLICATION (self));
+
+  /* Without g_application_run() nothing emits ::shutdown, and GTK's own
+   * start-up (the "app" action group in its muxer) holds a reference to
+   * the application until it does: run the same shutdown as a quit. */
+  if (!self->shut_down && g_application_get_is_registered (G_APPLICATION (self))
+      && !g_application_get_is_remote (G_APPLICATION (self)))
+    g_signal_emit_by_name (self, "shutdown");
+  else
+    close_engine (self);
+}
+
 static void
 ow_application_shutdown (GApplication *app)
 {
-  ow_application_close (OW_APPLICATION (app));
+  OwApplication *self = OW_APPLICATION (app);
+
+  self->shut_down = TRUE;
+  close_engine (self);
   G_APPLICATION_CLASS (ow_application_parent_class)->shutdown (app);
 }
 

@@ -87,7 +87,8 @@ guint          ow_application_get_inbox_count   (OwApplication *self);
 /* Stops the engine's sessions, the API and the plug-ins (the tray and the
  * notifier hold the application). Shutdown does it; code that registers
  * an application without g_application_run() — tests, the benchmark —
- * calls it before dropping its reference. */
+ * calls it before dropping its reference, and it runs that same shutdown
+ * (GTK's part included, which holds the application until then). */
 void           ow_application_close             (OwApplication *self);
 
 /* The main window, created when needed. */

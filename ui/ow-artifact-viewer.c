@@ -300,6 +300,10 @@ ow_artifact_viewer_finalize (GObject *object)
 static void
 ow_artifact_viewer_dispose (GObject *object)
 {
+  /* The stack is both a template child and the window's child: take it
+   * from the window first, or GtkWindow's own dispose would unparent it
+   * again after the template has dropped it. */
+  gtk_window_set_child (GTK_WINDOW (object), NULL);
   gtk_widget_dispose_template (GTK_WIDGET (object), OW_TYPE_ARTIFACT_VIEWER);
   G_OBJECT_CLASS (ow_artifact_viewer_parent_class)->dispose (object);
 }

@@ -41,7 +41,7 @@ struct _OwComposer
   GPtrArray      *model_ids;      /* char*, parallel to the model dropdown */
   GtkNativeDialog *chooser;
   GCancellable   *cancellable;
-  guint           loading;        /* files being read */
+  GHashTable     *loading;        /* char* path set: files being read */
 
   gboolean        draft;
   gboolean        running;
@@ -91,7 +91,7 @@ update_actions (OwComposer *self)
   gboolean has_text = text != NULL && *g_strstrip (text) != '\0';
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "composer.send",
-                                 self->enabled && !self->running && self->loading == 0 && has_text);
+                                 self->enabled && !self->running && g_hash_table_size (self->loading) == 0 && has_text);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "composer.stop", self->running);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "composer.attach",
                                  self->enabled && self->attachments->len < OW_ATTACHMENTS_MAX);
@@ -157,7 +157,7 @@ ow_composer_get_n_attachments (OwComposer *self)
 gboolean
 ow_composer_get_busy (OwComposer *self)
 {
-  return self->loading > 0;
+  return g_hash_table_size (self->loading) > 0;
 }
 
 static void rebuild_chips (OwComposer *self);
@@ -334,7 +334,7 @@ on_file_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       load_free (load);
       return;
     }
-  self->loading--;
+  g_hash_table_remove (self->loading, load->path);
   if (bytes == NULL)
     problem = g_strdup_printf (_("%s could not be read: %s"), load->name, error->message);
   else if (self->attachments->len >= OW_ATTACHMENTS_MAX)
@@ -366,7 +366,9 @@ ow_composer_add_file (OwComposer *self, GFile *file)
   for (guint i = 0; i < self->attachments->len; i++)
     if (g_strcmp0 (((Attachment *) g_ptr_array_index (self->attachments, i))->path, path) == 0)
       return;  /* already attached */
-  if (self->attachments->len + self->loading >= OW_ATTACHMENTS_MAX)
+  if (g_hash_table_contains (self->loading, path))
+    return;  /* already on its way */
+  if (self->attachments->len + g_hash_table_size (self->loading) >= OW_ATTACHMENTS_MAX)
     {
       g_autofree char *notice = g_strdup_printf (_("At most %d files fit in one message."), OW_ATTACHMENTS_MAX);
       ow_composer_set_notice (self, notice);
@@ -397,7 +399,7 @@ ow_composer_add_file (OwComposer *self, GFile *file)
     g_autofree char *mime = type != NULL ? g_content_type_get_mime_type (type) : NULL;
     load->mime = g_strdup (mime != NULL ? mime : "application/octet-stream");
   }
-  self->loading++;
+  g_hash_table_add (self->loading, g_strdup (path));
   update_actions (self);
   g_file_load_bytes_async (file, self->cancellable, on_file_loaded_cb, load);
 }
@@ -746,6 +748,7 @@ ow_composer_finalize (GObject *object)
   OwComposer *self = OW_COMPOSER (object);
 
   g_ptr_array_unref (self->attachments);
+  g_hash_table_unref (self->loading);
   g_ptr_array_unref (self->model_ids);
   g_clear_object (&self->cancellable);
   g_free (self->mode);
@@ -813,6 +816,7 @@ ow_composer_init (OwComposer *self)
   GtkEventController *shortcuts;
   GtkDropTarget *drop;
 
+  self->loading = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   gtk_widget_init_template (GTK_WIDGET (self));
   self->attachments = g_ptr_array_new_with_free_func ((GDestroyNotify) attachment_free);
   self->model_ids = g_ptr_array_new_with_free_func (g_free);

@@ -51,7 +51,16 @@ wait_until (Fixture *f, Cond cond, gconstpointer data, guint timeout_ms, const c
   while (!cond (f, data))
     {
       if (g_get_monotonic_time () > deadline)
-        g_error ("timed out after %u ms waiting for %s", timeout_ms, what);
+        {
+          /* Say what the sessions did meanwhile: the last events tell why. */
+          for (guint i = f->events->len > 12 ? f->events->len - 12 : 0; i < f->events->len; i++)
+            {
+              OwEvent *e = g_ptr_array_index (f->events, i);
+              g_autofree char *json = ow_json_object_to_string (e->data);
+              g_test_message ("event %u: %s %.300s", i, e->type, json != NULL ? json : "");
+            }
+          g_error ("timed out after %u ms waiting for %s", timeout_ms, what);
+        }
       g_main_context_iteration (NULL, TRUE);
     }
   g_source_remove (tick);
@@ -191,6 +200,20 @@ page_text (Fixture *f)
   return page_eval (f, "document.getElementById('log').innerText");
 }
 
+/* The page's text with every tool-step group opened the way a person
+ * opens one: a click on its summary (closed groups show only their last
+ * step). */
+static char *
+page_text_expanded (Fixture *f)
+{
+  g_autofree char *opened = page_eval (f, "(() => { let n = 0;"
+                                          " document.querySelectorAll('#log details.steps:not([open]) > summary')"
+                                          "   .forEach(s => { s.click(); n++; }); return String(n); })()");
+
+  g_assert_nonnull (opened);
+  return page_text (f);
+}
+
 /* ---- Screenshots ---------------------------------------------------------------- */
 
 static void
@@ -282,6 +305,8 @@ start_app (Fixture *f)
   wait_until (f, cond_models_known, NULL, 20000, "the window to be ready");
 }
 
+static gboolean warned_unregister;
+
 static void
 stop_app (Fixture *f)
 {
@@ -304,7 +329,15 @@ stop_app (Fixture *f)
   /* Nothing else holds the application: it goes now, and its bus path
    * is free for the next test's. */
   g_assert_cmpuint (G_OBJECT (f->app)->ref_count, ==, 1);
+  /* GLib has no public way for an application to leave the bus other
+   * than the end of g_application_run(), so the first application dropped
+   * in this process says so, once; its object path goes all the same. */
+  if (!warned_unregister)
+    g_test_expect_message ("GLib-GIO", G_LOG_LEVEL_WARNING, "Your application did not unregister from D-Bus*");
   g_clear_object (&f->app);
+  if (!warned_unregister)
+    g_test_assert_expected_messages ();
+  warned_unregister = TRUE;
   f->window = NULL;
 }
 
@@ -485,7 +518,7 @@ test_approval_once (Fixture *f, gconstpointer data)
   wait_turns_done (f, 1);
   g_assert_true (g_file_get_contents (path, &content, NULL, NULL));
   g_assert_cmpstr (content, ==, "from the desktop");
-  text = page_text (f);
+  text = page_text_expanded (f);
   g_assert_nonnull (strstr (text, "Wrote"));
   g_assert_nonnull (strstr (text, "You allowed it once"));
   g_assert_nonnull (strstr (text, "Written."));
@@ -516,7 +549,7 @@ test_always_allow (Fixture *f, gconstpointer data)
     g_assert_nonnull (strstr (rule->rule, "b.txt"));
     g_assert_cmpstr (rule->decision, ==, "allow");
   }
-  text = page_text (f);
+  text = page_text_expanded (f);
   g_assert_nonnull (strstr (text, "Always allowed from now on"));
   g_assert_nonnull (strstr (text, "revoke it in Settings"));
   g_assert_true (g_file_test (g_build_filename (f->ws, "b.txt", NULL), G_FILE_TEST_EXISTS));
@@ -543,9 +576,17 @@ test_question (Fixture *f, gconstpointer data)
   requests = ow_model_server_get_requests (f->server);
   g_assert_cmpuint (json_array_get_length (requests), ==, 2);
   g_assert_false (json_object_has_member (json_array_get_object_element (requests, 1), "expectation"));
-  text = page_text (f);
+  text = page_text_expanded (f);
   g_assert_nonnull (strstr (text, "Blue it is."));
   g_assert_nonnull (strstr (text, "Asked you"));
+}
+
+static gboolean
+cond_attention (Fixture *f, gconstpointer id)
+{
+  OwSessionItem *item = ow_session_list_lookup (ow_window_get_session_list (f->window), id);
+
+  return item != NULL && ow_session_item_get_attention (item) == 1;
 }
 
 static gboolean
@@ -567,8 +608,9 @@ test_inbox (Fixture *f, gconstpointer data)
   id = send_first (f, f->ws, "ask", "Write c.txt");
   wait_cards (f, 1);
   g_assert_cmpuint (ow_application_get_inbox_count (f->app), ==, 1);
-  g_assert_cmpuint (ow_session_item_get_attention (ow_session_list_lookup (ow_window_get_session_list (f->window), id)),
-                    ==, 1);
+  /* The sidebar's badge follows the inbox (the list refreshes shortly
+   * after an item is parked). */
+  wait_until (f, cond_attention, id, 5000, "the session's badge in the sidebar");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.show-inbox", NULL));
   g_assert_cmpstr (ow_window_get_page (f->window), ==, "inbox");
   wait_until (f, cond_inbox_shown, GUINT_TO_POINTER (1), 5000, "the item on the Inbox page");
@@ -797,7 +839,7 @@ test_artifacts (Fixture *f, gconstpointer data)
 
   serve (f, "{\"turns\":[" WRITE_SCRIPT ("w6", "report.md", "# Report\\n\\nAll **good**.\\n\\n<script>bad()</script>")
             ",{\"text\":\"See [the report](artifact:report.md).\"}]}");
-  send_first (f, NULL, "bypass-approvals", "Write the report");
+  send_first (f, f->ws, "bypass-approvals", "Write the report");
   wait_turns_done (f, 1);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-artifacts", NULL));
   wait_until (f, cond_artifact, "report.md", 10000, "report.md among the deliverables");
