@@ -269,7 +269,7 @@ show (OwArtifactsPanel *self, GPtrArray *artifacts)
       gtk_box_append (GTK_BOX (box), text);
       gtk_box_append (GTK_BOX (box), icon_button ("document-open-symbolic", open_label, a->path,
                                                   G_CALLBACK (on_open_clicked_cb)));
-      gtk_box_append (GTK_BOX (box), icon_button ("folder-open-symbolic", folder_label, a->path,
+      gtk_box_append (GTK_BOX (box), icon_button ("find-location-symbolic", folder_label, a->path,
                                                   G_CALLBACK (on_folder_clicked_cb)));
       gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
       gtk_widget_set_tooltip_text (row, a->path);
