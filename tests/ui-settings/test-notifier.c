@@ -8,7 +8,9 @@
  * for approval. With no window on screen a notification must say so, with
  * Allow Once and Deny buttons; pressing Allow Once there (the server's
  * ActionInvoked) must answer the ask, the tool must run and the
- * notification must be withdrawn. With a window on screen, no notification.
+ * notification must be withdrawn. With a window on screen, no notification;
+ * with the window hidden again, a notification that goes when the ask is
+ * answered elsewhere.
  */
 #include <glib/gstdio.h>
 #include <string.h>
@@ -108,9 +110,12 @@ spin_while (gboolean (*pending) (gpointer), gpointer data, const char *what)
 {
   gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
 
+  /* Not a blocking iteration: with nothing to dispatch it would never
+   * reach the deadline, and a lost event would hang instead of failing. */
   while (pending (data))
     {
-      g_main_context_iteration (NULL, TRUE);
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (1000);
       if (g_get_monotonic_time () > deadline)
         g_error ("timed out waiting for %s", what);
     }
@@ -158,12 +163,35 @@ action_key (Shown *s, const char *label)
   g_error ("no “%s” button on “%s”", label, s->summary);
 }
 
+/* Lets the application take in the server's reply to its Notify call.
+ * GLib withdraws a notification by the id that reply carries; withdrawn
+ * before the reply is in, it is dropped without a CloseNotification. The
+ * server's reply is written out first, then a round trip on the
+ * application's own connection brings it in behind it. */
+static void
+settle_notifications (GtkApplication *app)
+{
+  GDBusConnection *own = g_application_get_dbus_connection (G_APPLICATION (app));
+  g_autoptr(GVariant) reply = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_dbus_connection_flush_sync (srv.bus, NULL, &error));
+  reply = g_dbus_connection_call_sync (own, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                       "GetId", NULL, G_VARIANT_TYPE ("(s)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL,
+                                       &error);
+  g_assert_no_error (error);
+  while (g_main_context_pending (NULL))
+    g_main_context_iteration (NULL, FALSE);
+}
+
 #define SCRIPT \
   "{\"turns\":[" \
   "{\"tool_calls\":[{\"id\":\"w1\",\"name\":\"write_file\",\"arguments\":{\"path\":\"a.txt\",\"content\":\"allowed\"}}]}," \
   "{\"text\":\"written\"}," \
   "{\"tool_calls\":[{\"id\":\"w2\",\"name\":\"write_file\",\"arguments\":{\"path\":\"b.txt\",\"content\":\"seen\"}}]}," \
-  "{\"text\":\"written again\"}]}"
+  "{\"text\":\"written again\"}," \
+  "{\"tool_calls\":[{\"id\":\"w3\",\"name\":\"write_file\",\"arguments\":{\"path\":\"c.txt\",\"content\":\"hidden\"}}]}," \
+  "{\"text\":\"written in the background\"}]}"
 
 static void
 test_notifier (void)
@@ -171,7 +199,7 @@ test_notifier (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(GDBusNodeInfo) info = g_dbus_node_info_new_for_xml (server_xml, &error);
   g_autoptr(GtkApplication) app = gtk_application_new ("com.openworker.NotifierTest", G_APPLICATION_NON_UNIQUE);
-  g_autofree char *tmp = NULL, *ws = NULL, *url = NULL, *base = NULL, *a = NULL, *b = NULL;
+  g_autofree char *tmp = NULL, *ws = NULL, *url = NULL, *base = NULL, *a = NULL, *b = NULL, *c = NULL;
   g_autoptr(OwPaths) paths = NULL;
   g_autoptr(OwContext) ctx = NULL;
   g_autoptr(OwSessionHost) host = NULL;
@@ -246,6 +274,7 @@ test_notifier (void)
   shown = g_ptr_array_index (srv.shown, 0);
   g_assert_cmpstr (shown->summary, ==, "Approval needed");
   g_assert_nonnull (strstr (shown->body, "write_file"));
+  settle_notifications (app);
   g_assert_cmpuint (ow_notifier_get_pending_count (notifier), ==, 1);
   a = g_build_filename (ws, "a.txt", NULL);
   g_assert_false (g_file_test (a, G_FILE_TEST_EXISTS));
@@ -283,6 +312,30 @@ test_notifier (void)
   b = g_build_filename (ws, "b.txt", NULL);
   g_assert_true (g_file_test (b, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (srv.shown->len, ==, 1);
+  g_assert_cmpuint (ow_notifier_get_pending_count (notifier), ==, 0);
+
+  /* The window hidden (closed to the background): announced again, and
+   * withdrawn when the ask is answered from another surface. */
+  gtk_widget_set_visible (window, FALSE);
+  g_ptr_array_set_size (srv.events, 0);
+  g_assert_true (ow_session_host_send (host, id, "write c.txt", NULL, &error));
+  g_assert_no_error (error);
+  spin_while (fewer_shown, GUINT_TO_POINTER (2), "the third ask's notification");
+  shown = g_ptr_array_index (srv.shown, 1);
+  g_assert_cmpstr (shown->summary, ==, "Approval needed");
+  settle_notifications (app);
+  g_assert_cmpuint (ow_notifier_get_pending_count (notifier), ==, 1);
+  {
+    g_autoptr(JsonObject) answer = json_object_new ();
+    json_object_set_string_member (answer, "decision", "once");
+    g_assert_true (ow_session_host_answer (host, id, "w3", answer, "browser", &error));
+    g_assert_no_error (error);
+  }
+  spin_while (fewer_closed, GUINT_TO_POINTER (2), "the third notification to be withdrawn");
+  g_assert_cmpuint (g_array_index (srv.closed, guint32, 1), ==, shown->id);
+  spin_while (not_seen, (gpointer) "turn_done", "the third turn to finish");
+  c = g_build_filename (ws, "c.txt", NULL);
+  g_assert_true (g_file_test (c, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (ow_notifier_get_pending_count (notifier), ==, 0);
 
   gtk_window_destroy (GTK_WINDOW (window));
