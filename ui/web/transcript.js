@@ -112,10 +112,22 @@
     }
     updateEmpty();
     tick();
-    if (follow)
+    if (follow) {
+      following = true;
       document.scrollingElement.scrollTop = document.scrollingElement.scrollHeight;
+    }
     return log.childElementCount;
   }
+
+  // Turns out of view are sized by a guess until shown (the style sheet's
+  // content-visibility), so the log grows after the operations that made
+  // it: while the view follows the newest text it stays at the bottom.
+  let following = true;
+  window.addEventListener('scroll', () => { following = nearBottom(); }, { passive: true });
+  new ResizeObserver(() => {
+    if (following)
+      document.scrollingElement.scrollTop = document.scrollingElement.scrollHeight;
+  }).observe(log);
 
   // The app calls this with a JSON array of operations.
   window.owApply = function (json) {
