@@ -2,7 +2,7 @@
 #define G_LOG_DOMAIN "ow-window"
 
 #include "config-ui.h"
-#include "ow-window.h"
+#include "ow-window-private.h"
 
 #include <glib/gi18n-lib.h>
 
@@ -681,6 +681,7 @@ ow_window_new (OwApplication *app)
   g_signal_connect_object (app, "notify::inbox-count", G_CALLBACK (on_inbox_count_cb), self, 0);
   update_inbox_badge (self);
   show_page (self, "session");
+  ow_window_bench_install (self);
   return self;
 }
 
