@@ -120,6 +120,10 @@ ow_db_step_done (OwDb *db, sqlite3_stmt *stmt, GError **error)
   return TRUE;
 }
 
+/* How long a writer waits for another process's write to end. Writes are
+ * short (one event, one inbox answer); a loaded machine stretches them. */
+#define BUSY_TIMEOUT_MS 15000
+
 static void finalize_stmt (gpointer stmt);
 
 static int
@@ -186,15 +190,29 @@ ow_db_open (const char *path, const char *schema, GError **error)
       ow_db_set_error (db, rc, "open the database", error);
       return NULL;
     }
-  sqlite3_busy_timeout (db->handle, 5000);
+  sqlite3_busy_timeout (db->handle, BUSY_TIMEOUT_MS);
   /* A brand-new file is switched to WAL and given its schema without
    * syncing: until it holds anything there is nothing to lose, and the
    * syncs would cost a new run milliseconds before its first request. From
    * then on, synchronous=NORMAL. */
-  if (!ow_db_exec (db, "PRAGMA synchronous = OFF; PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -512;", error))
-    return NULL;
-  if (!migrate (db, schema, error))
-    return NULL;
+  /* Switching a new file to WAL takes the file's exclusive lock, and
+   * SQLite answers a second process that opens the file at that moment
+   * with SQLITE_BUSY at once, without its busy handler: wait and retry
+   * here, up to the busy timeout. */
+  for (guint waited_ms = 0;; waited_ms += 20)
+    {
+      g_autoptr(GError) local = NULL;
+
+      if (ow_db_exec (db, "PRAGMA synchronous = OFF; PRAGMA journal_mode = WAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -512;", &local)
+          && migrate (db, schema, &local))
+        break;
+      if (!g_error_matches (local, OW_STORE_ERROR, OW_STORE_ERROR_BUSY) || waited_ms >= BUSY_TIMEOUT_MS)
+        {
+          g_propagate_error (error, g_steal_pointer (&local));
+          return NULL;
+        }
+      g_usleep (20 * 1000);
+    }
   if (!ow_db_exec (db, "PRAGMA synchronous = NORMAL;", error))
     return NULL;
   return g_steal_pointer (&db);
