@@ -115,13 +115,17 @@ void
 ow_card_dock_set_session (OwCardDock *self, const char *session_id, const char *workspace)
 {
   g_autoptr(GPtrArray) items = NULL;
+  /* Copied first: the dock refreshes itself with its own strings. */
+  g_autofree char *new_id = g_strdup (session_id);
+  g_autofree char *new_workspace = g_strdup (workspace);
 
   g_return_if_fail (OW_IS_CARD_DOCK (self));
   clear (self);
   g_free (self->session_id);
-  self->session_id = g_strdup (session_id);
+  self->session_id = g_steal_pointer (&new_id);
   g_free (self->workspace);
-  self->workspace = g_strdup (workspace);
+  self->workspace = g_steal_pointer (&new_workspace);
+  session_id = self->session_id;
   if (session_id == NULL)
     return;
   items = ow_inbox_list (ow_session_host_get_inbox (self->host), TRUE, NULL);

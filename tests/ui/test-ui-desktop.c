@@ -19,6 +19,7 @@
 #include "ow-model-server.h"
 #include "ow-question-card.h"
 #include "ow-window.h"
+#include "policy/ow-inbox.h"
 #include "policy/ow-rules.h"
 
 typedef struct {
@@ -135,6 +136,29 @@ count_events (Fixture *f, const char *type)
   for (guint i = 0; i < f->events->len; i++)
     n += g_str_equal (((OwEvent *) g_ptr_array_index (f->events, i))->type, type);
   return n;
+}
+
+typedef struct {
+  const char *type;
+  guint       n;
+} Nth;
+
+static gboolean
+cond_event_n (Fixture *f, gconstpointer data)
+{
+  const Nth *nth = data;
+
+  return count_events (f, nth->type) >= nth->n;
+}
+
+/* Waits for the @n-th event of @type (of every session). */
+static void
+wait_event_n (Fixture *f, const char *type, guint n)
+{
+  Nth nth = { type, n };
+  g_autofree char *what = g_strdup_printf ("%u %s event(s)", n, type);
+
+  wait_until (f, cond_event_n, &nth, 20000, what);
 }
 
 static gboolean
@@ -631,17 +655,71 @@ test_inbox (Fixture *f, gconstpointer data)
   screenshot (f, GTK_WIDGET (f->window), "04b-inbox-empty.png");
 }
 
-/* A card answered from another surface (here: as the browser does,
- * through the host) disappears from the window at once. */
+typedef struct {
+  gboolean done;
+  guint    status;
+  char    *body;
+} Http;
+
+static void
+on_http_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Http *http = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = soup_session_send_and_read_finish (SOUP_SESSION (source), result, &error);
+
+  g_assert_no_error (error);
+  http->status = soup_message_get_status (soup_session_get_async_result_message (SOUP_SESSION (source), result));
+  http->body = g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+  http->done = TRUE;
+}
+
+static gboolean
+cond_http (Fixture *f, gconstpointer data)
+{
+  return ((const Http *) data)->done;
+}
+
+/* POSTs @body to the app's own loopback API (in this process, on this
+ * main loop) with its in-memory token in the header the browser UI
+ * sends. */
+static guint
+api_post (Fixture *f, const char *path, const char *body, char **reply)
+{
+  OwServer *server = ow_application_get_server (f->app);
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u%s", ow_server_get_port (server), path);
+  g_autoptr(SoupSession) session = soup_session_new ();
+  g_autoptr(SoupMessage) msg = soup_message_new ("POST", url);
+  g_autoptr(GBytes) bytes = g_bytes_new (body, strlen (body));
+  Http http = { FALSE, 0, NULL };
+
+  soup_message_headers_replace (soup_message_get_request_headers (msg), "X-OpenWorker-Token",
+                                ow_server_get_token (server));
+  soup_message_set_request_body_from_bytes (msg, "application/json", bytes);
+  soup_session_send_and_read_async (session, msg, G_PRIORITY_DEFAULT, NULL, on_http_cb, &http);
+  wait_until (f, cond_http, &http, 10000, "the loopback API to answer");
+  if (reply != NULL)
+    *reply = g_steal_pointer (&http.body);
+  g_free (http.body);
+  return http.status;
+}
+
+/* A card answered from another surface disappears from the window at
+ * once: first as the browser's WebSocket does, through the host; then
+ * through the in-process loopback API's inbox route, over HTTP. */
 static void
 test_answered_elsewhere (Fixture *f, gconstpointer data)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) answer = json_object_new ();
+  g_autoptr(GPtrArray) pending = NULL;
+  g_autofree char *path = NULL, *reply = NULL;
   const char *id;
-  int resolved;
+  const char *item_id = NULL;
+  guint status;
 
-  serve (f, "{\"turns\":[" WRITE_SCRIPT ("w4", "d.txt", "browser") ",{\"text\":\"ok\"}]}");
+  serve (f, "{\"turns\":[" WRITE_SCRIPT ("w4", "d.txt", "browser") ",{\"text\":\"ok\"},"
+            WRITE_SCRIPT ("w4b", "d2.txt", "over http") ",{\"text\":\"written\"}]}");
   id = send_first (f, f->ws, "ask", "Write d.txt");
   wait_cards (f, 1);
   json_object_set_string_member (answer, "decision", "deny");
@@ -649,12 +727,36 @@ test_answered_elsewhere (Fixture *f, gconstpointer data)
   g_assert_true (ow_session_host_answer (ow_application_get_host (f->app), id, "w4", answer, "browser", &error));
   g_assert_no_error (error);
   wait_event (f, "approval_resolved");
-  resolved = find_event (f, "approval_resolved", 0);
-  g_assert_cmpint (resolved, >=, 0);
+  g_assert_cmpint (find_event (f, "approval_resolved", 0), >=, 0);
   /* Gone with the event itself, not after a poll. */
   g_assert_cmpuint (ow_card_dock_get_n_cards (ow_session_view_get_dock (view_of (f))), ==, 0);
   wait_turns_done (f, 1);
-  g_assert_false (g_file_test (g_build_filename (f->ws, "d.txt", NULL), G_FILE_TEST_EXISTS));
+  path = g_build_filename (f->ws, "d.txt", NULL);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+  /* The same session asks again; the answer comes over HTTP. */
+  ow_composer_set_text (ow_session_view_get_composer (view_of (f)), "Write d2.txt then");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (ow_session_view_get_composer (view_of (f))), "composer.send",
+                                             NULL));
+  wait_event_n (f, "permission_required", 2);
+  wait_cards (f, 1);
+  g_assert_nonnull (ow_card_dock_find (ow_session_view_get_dock (view_of (f)), "w4b"));
+  pending = ow_inbox_list (ow_session_host_get_inbox (ow_application_get_host (f->app)), TRUE, NULL);
+  for (guint i = 0; pending != NULL && i < pending->len; i++)
+    if (g_str_equal (((OwInboxItem *) g_ptr_array_index (pending, i))->call_id, "w4b"))
+      item_id = ((OwInboxItem *) g_ptr_array_index (pending, i))->id;
+  g_assert_nonnull (item_id);
+  {
+    g_autofree char *route = g_strdup_printf ("/v1/inbox/%s/resolve", item_id);
+    status = api_post (f, route, "{\"resolution\":\"once\"}", &reply);
+  }
+  g_test_message ("POST /v1/inbox/…/resolve: %u %s", status, reply);
+  g_assert_cmpuint (status, ==, 200);
+  wait_cards (f, 0);
+  wait_turns_done (f, 2);
+  g_clear_pointer (&path, g_free);
+  path = g_build_filename (f->ws, "d2.txt", NULL);
+  g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
 }
 
 /* Reopening a session — in the same window, and in a new process over the
