@@ -29,6 +29,9 @@ struct _OwTranscriptView
   JsonArray            *queue;      /* operations not yet sent to the page */
 
   gboolean              ready;      /* the page's script runs */
+  gboolean              loading;    /* the page was asked for */
+  GdkFrameClock        *paint_clock; /* while waiting for the first frame */
+  gulong                paint_id;
   guint                 flush_id;
   guint                 in_flight;  /* owApply() calls not yet returned */
 };
@@ -461,6 +464,52 @@ on_web_process_terminated_cb (WebKitWebView *web, WebKitWebProcessTerminationRea
   webkit_web_view_load_uri (self->web, PAGE_URI);
 }
 
+/* ---- Loading the page ------------------------------------------------------------ */
+
+static void
+stop_waiting_for_paint (OwTranscriptView *self)
+{
+  if (self->paint_clock != NULL)
+    g_clear_signal_handler (&self->paint_id, self->paint_clock);
+  g_clear_object (&self->paint_clock);
+}
+
+static void
+on_first_paint_cb (GdkFrameClock *clock, gpointer user_data)
+{
+  OwTranscriptView *self = user_data;
+
+  stop_waiting_for_paint (self);
+  if (!self->loading && self->web != NULL)
+    {
+      self->loading = TRUE;
+      webkit_web_view_load_uri (self->web, PAGE_URI);
+    }
+}
+
+/* Loading the page starts WebKit's processes, and WebKit waits for its
+ * sandboxed D-Bus proxy on this thread: ask for the page once the window
+ * has drawn its first frame, not before (operations queue until then). */
+static void
+ow_transcript_view_map (GtkWidget *widget)
+{
+  OwTranscriptView *self = OW_TRANSCRIPT_VIEW (widget);
+
+  GTK_WIDGET_CLASS (ow_transcript_view_parent_class)->map (widget);
+  if (self->loading || self->paint_clock != NULL || gtk_widget_get_frame_clock (widget) == NULL)
+    return;
+  self->paint_clock = g_object_ref (gtk_widget_get_frame_clock (widget));
+  self->paint_id = g_signal_connect (self->paint_clock, "after-paint", G_CALLBACK (on_first_paint_cb), self);
+  gtk_widget_queue_draw (widget);
+}
+
+static void
+ow_transcript_view_unmap (GtkWidget *widget)
+{
+  stop_waiting_for_paint (OW_TRANSCRIPT_VIEW (widget));
+  GTK_WIDGET_CLASS (ow_transcript_view_parent_class)->unmap (widget);
+}
+
 /* ---- Object ------------------------------------------------------------------- */
 
 static void
@@ -469,6 +518,7 @@ ow_transcript_view_dispose (GObject *object)
   OwTranscriptView *self = OW_TRANSCRIPT_VIEW (object);
 
   g_clear_handle_id (&self->flush_id, g_source_remove);
+  stop_waiting_for_paint (self);
   if (self->web != NULL)
     {
       gtk_widget_unparent (GTK_WIDGET (self->web));
@@ -495,6 +545,8 @@ ow_transcript_view_class_init (OwTranscriptViewClass *klass)
 
   object_class->dispose = ow_transcript_view_dispose;
   object_class->finalize = ow_transcript_view_finalize;
+  widget_class->map = ow_transcript_view_map;
+  widget_class->unmap = ow_transcript_view_unmap;
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "owtranscript");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
@@ -529,7 +581,6 @@ ow_transcript_view_init (OwTranscriptView *self)
                            G_CALLBACK (on_dark_changed_cb), self, 0);
   g_signal_connect (self->web, "load-failed", G_CALLBACK (on_load_failed_cb), self);
   g_signal_connect (self->web, "web-process-terminated", G_CALLBACK (on_web_process_terminated_cb), self);
-  webkit_web_view_load_uri (self->web, PAGE_URI);
 }
 
 GtkWidget *
