@@ -426,10 +426,12 @@ ow_application_startup (GApplication *app)
   const char *accels_inbox[] = { "<Primary>i", NULL };
   const char *accels_settings[] = { "<Primary>comma", NULL };
 
-  G_APPLICATION_CLASS (ow_application_parent_class)->startup (app);
-
+  /* Before GTK's start-up, which looks under the base path for
+   * gtk/help-overlay.ui (win.show-help-overlay) and gtk/menus.ui. */
   g_resources_register (ow_ui_get_resource ());
   g_application_set_resource_base_path (app, "/com/openworker/ui");
+  G_APPLICATION_CLASS (ow_application_parent_class)->startup (app);
+
   gtk_window_set_default_icon_name (OW_APPLICATION_ID);
 
   css = gtk_css_provider_new ();
