@@ -182,7 +182,7 @@ ow_context_dup_scratch_dir (OwContext *self)
       if (g_path_is_absolute (configured))
         return g_strdup (configured);
     }
-  return g_build_filename (self->paths->state_dir, "scratch", NULL);
+  return g_strdup (self->paths->scratch_dir);
 }
 
 static gboolean

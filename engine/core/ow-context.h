@@ -50,8 +50,8 @@ char         *ow_context_dup_config_path (OwContext *self);
  * hands out borrowed pointers. */
 gboolean      ow_context_reload_config  (OwContext *self, GError **error);
 /* Where sessions without a folder of their own get one: config
- * `scratch_dir` (an absolute path or one under "~/"), else
- * <state>/scratch. Transfer full. */
+ * `scratch_dir` (an absolute path or one under "~/"), else the scratch
+ * base of OwPaths (~/OpenWorker). Transfer full. */
 char         *ow_context_dup_scratch_dir (OwContext *self);
 
 /* The model to use when none is named: OPENWORKER_MODEL, else config

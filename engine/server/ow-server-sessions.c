@@ -443,7 +443,7 @@ session_delete (OwServer *self, OwRequest *req)
     }
   /* The scratch folder goes with the session; a real folder never. */
   {
-    g_autofree char *scratch = g_build_filename (ow_context_get_paths (self->ctx)->state_dir, "scratch", id_copy, NULL);
+    g_autofree char *scratch = g_build_filename (self->scratch_dir, id_copy, NULL);
     g_autoptr(GFile) dir = g_file_new_for_path (scratch);
     if (ow_server_session_id_valid (id_copy) && g_file_test (scratch, G_FILE_TEST_IS_DIR)
         && !g_file_test (scratch, G_FILE_TEST_IS_SYMLINK))
@@ -667,7 +667,7 @@ resolved_roots (OwServer *self, OwSession *session, char **scratch_out)
 {
   GPtrArray *roots = ow_session_get_roots (session);
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *scratch = g_build_filename (ow_context_get_paths (self->ctx)->state_dir, "scratch",
+  g_autofree char *scratch = g_build_filename (self->scratch_dir,
                                                ow_session_get_id (session), NULL);
   char *real;
 

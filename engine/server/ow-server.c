@@ -867,7 +867,7 @@ ow_server_new (OwSessionHost *host, const OwServerOptions *options)
   web_dir = options->web_dir != NULL ? options->web_dir : g_getenv ("OPENWORKER_WEB_DIR");
   if (web_dir != NULL && *web_dir != '\0')
     self->web_dir = g_canonicalize_filename (web_dir, NULL);
-  self->scratch_dir = g_build_filename (ow_context_get_paths (self->ctx)->state_dir, "scratch", NULL);
+  self->scratch_dir = ow_context_dup_scratch_dir (self->ctx);
   {
     char *real;
     g_mkdir_with_parents (self->scratch_dir, 0700);

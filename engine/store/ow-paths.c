@@ -18,6 +18,7 @@ ow_paths_new_under (const char *root)
   p->config_dir = g_build_filename (root, "config", NULL);
   p->state_dir = g_build_filename (root, "data", NULL);
   p->runtime_dir = g_build_filename (root, "runtime", NULL);
+  p->scratch_dir = g_build_filename (root, "scratch", NULL);
   return p;
 }
 
@@ -25,11 +26,20 @@ OwPaths *
 ow_paths_new_default (void)
 {
   const char *home = g_getenv ("OPENWORKER_HOME");
+  const char *scratch = g_getenv ("OPENWORKER_SCRATCH_BASE");
   const char *runtime;
   OwPaths *p;
 
   if (home != NULL && *home != '\0')
-    return ow_paths_new_under (home);
+    {
+      p = ow_paths_new_under (home);
+      if (scratch != NULL && g_path_is_absolute (scratch))
+        {
+          g_free (p->scratch_dir);
+          p->scratch_dir = g_strdup (scratch);
+        }
+      return p;
+    }
 
   p = g_new0 (OwPaths, 1);
   p->config_dir = g_build_filename (g_get_user_config_dir (), "openworker", NULL);
@@ -42,6 +52,10 @@ ow_paths_new_default (void)
     p->runtime_dir = g_build_filename (runtime, "openworker", NULL);
   else
     p->runtime_dir = g_build_filename (p->state_dir, "runtime", NULL);
+  if (scratch != NULL && g_path_is_absolute (scratch))
+    p->scratch_dir = g_strdup (scratch);
+  else
+    p->scratch_dir = g_build_filename (g_get_home_dir (), "OpenWorker", NULL);
   return p;
 }
 
@@ -53,6 +67,7 @@ ow_paths_copy (const OwPaths *paths)
   p->config_dir = g_strdup (paths->config_dir);
   p->state_dir = g_strdup (paths->state_dir);
   p->runtime_dir = g_strdup (paths->runtime_dir);
+  p->scratch_dir = g_strdup (paths->scratch_dir);
   return p;
 }
 
@@ -64,6 +79,7 @@ ow_paths_free (OwPaths *paths)
   g_free (paths->config_dir);
   g_free (paths->state_dir);
   g_free (paths->runtime_dir);
+  g_free (paths->scratch_dir);
   g_free (paths);
 }
 

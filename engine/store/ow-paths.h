@@ -4,6 +4,12 @@
  * state (openworker.db, audit.db, run records) and runtime (tokens,
  * sockets). OPENWORKER_HOME=DIR puts all three under DIR/config, DIR/data
  * and DIR/runtime; otherwise the XDG base directories are used.
+ *
+ * Beside them, the scratch base: where a session without a folder of its
+ * own gets one (<base>/<session-id>), a place for the person's files and
+ * so never inside OpenWorker's own folders, which the safety checks guard.
+ * OPENWORKER_SCRATCH_BASE, else DIR/scratch under OPENWORKER_HOME, else
+ * ~/OpenWorker (config.toml's scratch_dir overrides it; see OwContext).
  */
 #pragma once
 
@@ -15,11 +21,12 @@ typedef struct {
   char *config_dir;   /* $XDG_CONFIG_HOME/openworker */
   char *state_dir;    /* $XDG_DATA_HOME/openworker */
   char *runtime_dir;  /* $XDG_RUNTIME_DIR/openworker (falls back to the state folder when unset) */
+  char *scratch_dir;  /* ~/OpenWorker */
 } OwPaths;
 
 /* Resolves the folders from the process environment. Creates nothing. */
 OwPaths *ow_paths_new_default (void);
-/* All three under @root (for --isolated runs and tests). */
+/* All four under @root (for --isolated runs and tests). */
 OwPaths *ow_paths_new_under   (const char *root);
 OwPaths *ow_paths_copy        (const OwPaths *paths);
 void     ow_paths_free        (OwPaths *paths);

@@ -247,6 +247,35 @@ test_scratch_folder_and_interrupt (Fixture *f, gconstpointer data)
   }
 }
 
+/* A session without a folder gets one in the scratch base, which is the
+ * person's (not inside OpenWorker's own folders the safety checks guard):
+ * writing there runs without a question in bypass-approvals. */
+static void
+test_scratch_folder_is_writable (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSession) s = NULL;
+  g_autofree char *scratch = NULL, *file = NULL, *content = NULL;
+  const char *id;
+
+  serve (f, WRITE_SCRIPT);
+  s = new_session (f, NULL, "bypass-approvals");
+  id = ow_session_get_id (s);
+  scratch = g_strdup (((OwRoot *) g_ptr_array_index (ow_session_get_roots (s), 0))->path);
+  g_assert_true (g_str_has_prefix (scratch, f->paths->scratch_dir));
+  g_assert_false (g_str_has_prefix (scratch, f->paths->state_dir));
+  g_assert_false (g_str_has_prefix (scratch, f->paths->config_dir));
+
+  g_assert_true (ow_session_host_send (f->host, id, "write", NULL, &error));
+  g_assert_no_error (error);
+  wait_for (f, id, "turn_done", 0);
+  for (guint i = 0; i < f->events->len; i++)
+    g_assert_cmpstr (event_at (f, i)->type, !=, "permission_required");
+  file = g_build_filename (scratch, "a.txt", NULL);
+  g_assert_true (g_file_get_contents (file, &content, NULL, NULL));
+  g_assert_cmpstr (content, ==, "from the host");
+}
+
 static void
 test_live_changes (Fixture *f, gconstpointer data)
 {
@@ -400,6 +429,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add ("/host/approval", Fixture, NULL, setup, test_approval_answered_through_the_host, teardown);
   g_test_add ("/host/scratch-and-interrupt", Fixture, NULL, setup, test_scratch_folder_and_interrupt, teardown);
+  g_test_add ("/host/scratch-writable", Fixture, NULL, setup, test_scratch_folder_is_writable, teardown);
   g_test_add ("/host/live-changes", Fixture, NULL, setup, test_live_changes, teardown);
   g_test_add ("/host/attachments", Fixture, NULL, setup, test_attachments_reach_the_model, teardown);
   g_test_add ("/host/delete", Fixture, NULL, setup, test_delete, teardown);

@@ -308,7 +308,7 @@ test_context_reload (void)
   path = ow_context_dup_config_path (ctx);
   g_assert_true (g_str_has_prefix (path, paths->config_dir));
   scratch = ow_context_dup_scratch_dir (ctx);
-  g_assert_true (g_str_has_prefix (scratch, paths->state_dir));
+  g_assert_cmpstr (scratch, ==, paths->scratch_dir);
   g_signal_connect (ctx, "config-changed", G_CALLBACK (on_changed_cb), &changed);
 
   g_assert_true (ow_config_file_set (path, "scratch_dir", where, &error));

@@ -767,7 +767,7 @@ test_general (void)
 
   g_assert_true (gtk_widget_activate_action (page, "general.default-scratch", NULL));
   {
-    g_autofree char *want = g_build_filename (home.paths->state_dir, "scratch", NULL);
+    g_autofree char *want = g_strdup (home.paths->scratch_dir);
     g_autofree char *shown = ow_settings_display_path (want);
     gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
 
