@@ -4,6 +4,7 @@
 #include "config-ui.h"
 #include "ow-format.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -361,10 +362,10 @@ ow_format_provenance (const char *provenance)
     return g_strdup (_("Refused: the session is read-only"));
   if (g_str_has_prefix (provenance, "user-approved always (standing rule #")
       && (id = g_ascii_strtoll (provenance + strlen ("user-approved always (standing rule #"), NULL, 10)) > 0)
-    return g_strdup_printf (_("You always allow this (standing rule #%" G_GINT64_FORMAT ")"), id);
+    return g_strdup_printf (_("You always allow this (standing rule #%" PRId64 ")"), (int64_t) id);
   if (g_str_has_prefix (provenance, "standing rule #")
       && (id = g_ascii_strtoll (provenance + strlen ("standing rule #"), NULL, 10)) > 0)
-    return g_strdup_printf (_("Allowed by standing rule #%" G_GINT64_FORMAT), id);
+    return g_strdup_printf (_("Allowed by standing rule #%" PRId64), (int64_t) id);
   if (g_str_has_prefix (provenance, "auto-approved by reviewer: "))
     return g_strdup_printf (_("Approved by the reviewer: %s"), provenance + strlen ("auto-approved by reviewer: "));
   return g_strdup (provenance);

@@ -13,6 +13,7 @@
 #include "config-ui.h"
 #include "ow-transcript-renderer.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include <glib/gi18n-lib.h>
@@ -654,9 +655,9 @@ ow_transcript_renderer_feed (OwTranscriptRenderer *self, gint64 seq, gint64 ts_m
     }
   else if (g_str_equal (type, "standing_rule_created"))
     {
-      g_autofree char *text = g_strdup_printf (_("Always allowed from now on: “%s” (standing rule #%" G_GINT64_FORMAT
+      g_autofree char *text = g_strdup_printf (_("Always allowed from now on: “%s” (standing rule #%" PRId64
                                                  "). You can revoke it in Settings ▸ Approvals."),
-                                               ow_json_get_string (data, "rule"), ow_json_get_int (data, "id", 0));
+                                               ow_json_get_string (data, "rule"), (int64_t) ow_json_get_int (data, "id", 0));
       notice (self, "info", NULL, text, NULL, NULL);
     }
   else if (g_str_equal (type, "safety_check_cleared"))
