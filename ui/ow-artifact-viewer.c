@@ -9,11 +9,10 @@
 
 #include <glib/gi18n-lib.h>
 #include <poppler.h>
-#include <webkit/webkit.h>
 
 #include "ow-html-escape.h"
 #include "ow-markdown.h"
-#include "ow-transcript-view.h"
+#include "ow-web-module.h"
 
 /* Previews read at most this much; larger files are offered to "Open". */
 #define PREVIEW_MAX_BYTES (20 * 1024 * 1024)
@@ -36,6 +35,8 @@ struct _OwArtifactViewer
 
   char       *path;
   const char *kind;
+  char       *pending_html; /* the document, while WebKit loads */
+  GCancellable *cancellable;
 };
 
 G_DEFINE_FINAL_TYPE (OwArtifactViewer, ow_artifact_viewer, GTK_TYPE_WINDOW)
@@ -123,34 +124,50 @@ action_show_in_folder (GtkWidget *widget, const char *name, GVariant *param)
 /* ---- Previews -------------------------------------------------------------- */
 
 static void
+add_web (OwArtifactViewer *self, const OwWebModule *module, const char *html)
+{
+  /* A web view of its own for files a model wrote: no script at all. */
+  GtkWidget *web = module->preview_new ();
+
+  gtk_widget_set_vexpand (web, TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (web), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Preview"), -1);
+  gtk_box_append (GTK_BOX (self->web_slot), web);
+  module->load_html (web, html);
+}
+
+static void
+on_module_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(OwArtifactViewer) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *html = g_steal_pointer (&self->pending_html);
+  const OwWebModule *module = ow_web_module_load_finish (result, &error);
+
+  if (module == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_message ("%s", error->message);
+          gtk_stack_set_visible_child_name (self->stack, "none");
+        }
+      return;
+    }
+  add_web (self, module, html);
+}
+
+/* Until WebKit is loaded (it usually is by now) the page stays empty. */
+static void
 show_web (OwArtifactViewer *self, const char *html)
 {
-  g_autoptr(WebKitSettings) settings = webkit_settings_new ();
-  WebKitWebView *web;
-
-  /* A web view of its own for files a model wrote: no script at all. */
-  g_object_set (settings,
-                "enable-javascript", FALSE,
-                "enable-javascript-markup", FALSE,
-                "enable-html5-database", FALSE,
-                "enable-html5-local-storage", FALSE,
-                "enable-webgl", FALSE,
-                "enable-webaudio", FALSE,
-                "enable-media", FALSE,
-                "auto-load-images", TRUE,
-                "hardware-acceleration-policy", WEBKIT_HARDWARE_ACCELERATION_POLICY_NEVER,
-                NULL);
-  web = g_object_new (WEBKIT_TYPE_WEB_VIEW,
-                      "web-context", ow_web_context_get_default (),
-                      "network-session", ow_web_network_session_get_default (),
-                      "settings", settings,
-                      NULL);
-  ow_web_view_lock_down (web, NULL);
-  gtk_widget_set_vexpand (GTK_WIDGET (web), TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (web), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Preview"), -1);
-  gtk_box_append (GTK_BOX (self->web_slot), GTK_WIDGET (web));
-  webkit_web_view_load_html (web, html, NULL);
   gtk_stack_set_visible_child_name (self->stack, "web");
+  if (ow_web_module_get () != NULL)
+    {
+      add_web (self, ow_web_module_get (), html);
+      return;
+    }
+  g_free (self->pending_html);
+  self->pending_html = g_strdup (html);
+  ow_web_module_load_async (self->cancellable, on_module_loaded_cb, g_object_ref (self));
 }
 
 static char *
@@ -293,7 +310,11 @@ ow_artifact_viewer_get_kind (OwArtifactViewer *self)
 static void
 ow_artifact_viewer_finalize (GObject *object)
 {
-  g_free (OW_ARTIFACT_VIEWER (object)->path);
+  OwArtifactViewer *self = OW_ARTIFACT_VIEWER (object);
+
+  g_free (self->path);
+  g_free (self->pending_html);
+  g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (ow_artifact_viewer_parent_class)->finalize (object);
 }
 
@@ -303,6 +324,7 @@ ow_artifact_viewer_dispose (GObject *object)
   /* The stack is both a template child and the window's child: take it
    * from the window first, or GtkWindow's own dispose would unparent it
    * again after the template has dropped it. */
+  g_cancellable_cancel (OW_ARTIFACT_VIEWER (object)->cancellable);
   gtk_window_set_child (GTK_WINDOW (object), NULL);
   gtk_widget_dispose_template (GTK_WIDGET (object), OW_TYPE_ARTIFACT_VIEWER);
   G_OBJECT_CLASS (ow_artifact_viewer_parent_class)->dispose (object);
@@ -331,6 +353,7 @@ ow_artifact_viewer_init (OwArtifactViewer *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->kind = "none";
+  self->cancellable = g_cancellable_new ();
 }
 
 GtkWidget *

@@ -5,33 +5,29 @@
 #include "ow-transcript-view.h"
 
 #include <glib/gi18n-lib.h>
-#include <libsoup/soup.h>
 
 #include "ow-html-escape.h"
 #include "ow-json.h"
 #include "ow-transcript-renderer.h"
+#include "ow-web-module.h"
 
 #define PAGE_URI "owui://app/transcript.html"
-
-/* What the page may do; also sent as a meta tag inside the page. */
-#define PAGE_CSP                                                                                  \
-  "default-src 'none'; script-src owui:; style-src owui:; img-src owui: data:; font-src owui:; "   \
-  "connect-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; child-src 'none'; " \
-  "worker-src 'none'; form-action 'none'; base-uri 'none'"
 
 struct _OwTranscriptView
 {
   GtkWidget             parent_instance;
 
   /* Owned */
-  WebKitWebView        *web;
+  GtkWidget            *web;        /* the module's web view; NULL until it is loaded */
   OwTranscriptRenderer *renderer;
   JsonArray            *queue;      /* operations not yet sent to the page */
+  GCancellable         *cancellable; /* loading the module */
 
   gboolean              ready;      /* the page's script runs */
   gboolean              loading;    /* the page was asked for */
   GdkFrameClock        *paint_clock; /* while waiting for the first frame */
   gulong                paint_id;
+  guint                 load_idle_id; /* loads the module after the first frame */
   guint                 flush_id;
   guint                 in_flight;  /* owApply() calls not yet returned */
 };
@@ -45,189 +41,6 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (OwTranscriptView, ow_transcript_view, GTK_TYPE_WIDGET)
 
-/* ---- The shared web context ---------------------------------------------- */
-
-static const char *
-content_type_for (const char *path)
-{
-  if (g_str_has_suffix (path, ".html"))
-    return "text/html";
-  if (g_str_has_suffix (path, ".js"))
-    return "text/javascript";
-  if (g_str_has_suffix (path, ".css"))
-    return "text/css";
-  return "application/octet-stream";
-}
-
-/* owui://app/<file>: the page's own files from the GResource, nothing else. */
-static void
-on_owui_request_cb (WebKitURISchemeRequest *request, gpointer user_data)
-{
-  const char *path = webkit_uri_scheme_request_get_path (request);
-  g_autofree char *resource = NULL;
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(GInputStream) stream = NULL;
-  g_autoptr(WebKitURISchemeResponse) response = NULL;
-  SoupMessageHeaders *headers;
-
-  if (path == NULL || strstr (path, "..") != NULL || !g_str_has_prefix (path, "/")
-      || g_strcmp0 (webkit_uri_scheme_request_get_uri (request), "owui://app") == 0)
-    {
-      g_autoptr(GError) error = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "Not found");
-      webkit_uri_scheme_request_finish_error (request, error);
-      return;
-    }
-  resource = g_strconcat ("/com/openworker/ui/web", path, NULL);
-  bytes = g_resources_lookup_data (resource, G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
-  if (bytes == NULL)
-    {
-      g_autoptr(GError) error = g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s is not part of the app", path);
-      webkit_uri_scheme_request_finish_error (request, error);
-      return;
-    }
-  stream = g_memory_input_stream_new_from_bytes (bytes);
-  response = webkit_uri_scheme_response_new (stream, (gint64) g_bytes_get_size (bytes));
-  webkit_uri_scheme_response_set_content_type (response, content_type_for (path));
-  /* The headers replace the response's own: the type goes in them too, or
-   * "nosniff" refuses the script and the style sheet. */
-  headers = soup_message_headers_new (SOUP_MESSAGE_HEADERS_RESPONSE);
-  soup_message_headers_set_content_type (headers, content_type_for (path), NULL);
-  soup_message_headers_append (headers, "Content-Security-Policy", PAGE_CSP);
-  soup_message_headers_append (headers, "X-Content-Type-Options", "nosniff");
-  soup_message_headers_append (headers, "Referrer-Policy", "no-referrer");
-  webkit_uri_scheme_response_set_http_headers (response, headers);
-  webkit_uri_scheme_request_finish_with_response (request, response);
-}
-
-WebKitWebContext *
-ow_web_context_get_default (void)
-{
-  static WebKitWebContext *context;
-
-  if (context == NULL)
-    {
-      WebKitSecurityManager *security;
-
-      context = webkit_web_context_new ();
-      /* Pages of our own only; the cache would only hold those. */
-      webkit_web_context_set_cache_model (context, WEBKIT_CACHE_MODEL_DOCUMENT_VIEWER);
-      webkit_web_context_register_uri_scheme (context, "owui", on_owui_request_cb, NULL, NULL);
-      security = webkit_web_context_get_security_manager (context);
-      webkit_security_manager_register_uri_scheme_as_secure (security, "owui");
-    }
-  return context;
-}
-
-WebKitNetworkSession *
-ow_web_network_session_get_default (void)
-{
-  static WebKitNetworkSession *session;
-
-  /* Ephemeral: no cookies, no cache, no storage on disk. */
-  if (session == NULL)
-    session = webkit_network_session_new_ephemeral ();
-  return session;
-}
-
-static gboolean
-on_decide_policy_cb (WebKitWebView *view, WebKitPolicyDecision *decision, WebKitPolicyDecisionType type,
-                     gpointer user_data)
-{
-  const char *allowed = user_data;
-
-  if (type == WEBKIT_POLICY_DECISION_TYPE_NAVIGATION_ACTION)
-    {
-      WebKitNavigationAction *action = webkit_navigation_policy_decision_get_navigation_action (
-        WEBKIT_NAVIGATION_POLICY_DECISION (decision));
-      const char *uri = webkit_uri_request_get_uri (webkit_navigation_action_get_request (action));
-
-      /* The page itself, loaded by us — nothing a page or a link asks for. */
-      if (allowed != NULL && g_str_has_prefix (uri, allowed)
-          && webkit_navigation_action_get_navigation_type (action) == WEBKIT_NAVIGATION_TYPE_OTHER)
-        {
-          webkit_policy_decision_use (decision);
-          return TRUE;
-        }
-      if (allowed == NULL && g_strcmp0 (uri, "about:blank") == 0
-          && webkit_navigation_action_get_navigation_type (action) == WEBKIT_NAVIGATION_TYPE_OTHER)
-        {
-          webkit_policy_decision_use (decision);
-          return TRUE;
-        }
-      webkit_policy_decision_ignore (decision);
-      return TRUE;
-    }
-  if (type == WEBKIT_POLICY_DECISION_TYPE_NEW_WINDOW_ACTION)
-    {
-      webkit_policy_decision_ignore (decision);
-      return TRUE;
-    }
-  return FALSE;
-}
-
-static gboolean
-on_permission_request_cb (WebKitWebView *view, WebKitPermissionRequest *request, gpointer user_data)
-{
-  webkit_permission_request_deny (request);
-  return TRUE;
-}
-
-static gboolean
-on_context_menu_cb (WebKitWebView *view, WebKitContextMenu *menu, WebKitHitTestResult *hit, gpointer user_data)
-{
-  /* Keep Copy and Select All; nothing that reloads, navigates or inspects. */
-  GList *items = g_list_copy (webkit_context_menu_get_items (menu));
-
-  for (GList *l = items; l != NULL; l = l->next)
-    {
-      WebKitContextMenuAction a = webkit_context_menu_item_get_stock_action (l->data);
-      if (a != WEBKIT_CONTEXT_MENU_ACTION_COPY && a != WEBKIT_CONTEXT_MENU_ACTION_SELECT_ALL)
-        webkit_context_menu_remove (menu, l->data);
-    }
-  g_list_free (items);
-  return webkit_context_menu_get_n_items (menu) == 0;
-}
-
-static void
-free_prefix (gpointer data, GClosure *closure)
-{
-  g_free (data);
-}
-
-void
-ow_web_view_lock_down (WebKitWebView *view, const char *allowed_prefix)
-{
-  g_signal_connect_data (view, "decide-policy", G_CALLBACK (on_decide_policy_cb), g_strdup (allowed_prefix),
-                         free_prefix, 0);
-  g_signal_connect (view, "permission-request", G_CALLBACK (on_permission_request_cb), NULL);
-  g_signal_connect (view, "context-menu", G_CALLBACK (on_context_menu_cb), NULL);
-}
-
-static WebKitSettings *
-transcript_settings (void)
-{
-  WebKitSettings *settings = webkit_settings_new ();
-
-  /* Our own script runs; everything a page does not need is off. */
-  g_object_set (settings,
-                "enable-javascript", TRUE,
-                "enable-javascript-markup", TRUE,
-                "javascript-can-open-windows-automatically", FALSE,
-                "javascript-can-access-clipboard", FALSE,
-                "enable-html5-database", FALSE,
-                "enable-html5-local-storage", FALSE,
-                "enable-page-cache", FALSE,
-                "enable-webgl", FALSE,
-                "enable-webaudio", FALSE,
-                "enable-media", FALSE,
-                "enable-developer-extras", g_getenv ("OW_WEB_INSPECTOR") != NULL,
-                "allow-file-access-from-file-urls", FALSE,
-                "allow-universal-access-from-file-urls", FALSE,
-                "hardware-acceleration-policy", WEBKIT_HARDWARE_ACCELERATION_POLICY_NEVER,
-                NULL);
-  return settings;
-}
-
 /* ---- Feeding the page ------------------------------------------------------ */
 
 static void
@@ -235,10 +48,9 @@ on_apply_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   OwTranscriptView *self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JSCValue) value = webkit_web_view_call_async_javascript_function_finish (WEBKIT_WEB_VIEW (source),
-                                                                                    result, &error);
+  g_autofree char *value = ow_web_module_get ()->call_function_finish (GTK_WIDGET (source), result, &error);
 
-  if (value == NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+  if (error != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_message ("The transcript page refused an update: %s", error->message);
   self->in_flight--;
   g_object_unref (self);
@@ -261,8 +73,8 @@ send_queue (OwTranscriptView *self)
   g_variant_dict_init (&args, NULL);
   g_variant_dict_insert (&args, "ops", "s", json);
   self->in_flight++;
-  webkit_web_view_call_async_javascript_function (self->web, "return owApply(ops);", -1, g_variant_dict_end (&args),
-                                                  NULL, PAGE_URI, NULL, on_apply_done_cb, g_object_ref (self));
+  ow_web_module_get ()->call_function (self->web, "return owApply(ops);", g_variant_dict_end (&args), PAGE_URI, NULL,
+                                       on_apply_done_cb, g_object_ref (self));
 }
 
 static void
@@ -387,7 +199,7 @@ ow_transcript_view_is_settled (OwTranscriptView *self)
          && !ow_transcript_renderer_has_ops (self->renderer);
 }
 
-WebKitWebView *
+GtkWidget *
 ow_transcript_view_get_web_view (OwTranscriptView *self)
 {
   return self->web;
@@ -396,11 +208,10 @@ ow_transcript_view_get_web_view (OwTranscriptView *self)
 /* ---- Messages from the page --------------------------------------------------- */
 
 static void
-on_script_message_cb (WebKitUserContentManager *manager, JSCValue *value, gpointer user_data)
+on_page_message (const char *json, gpointer user_data)
 {
   OwTranscriptView *self = user_data;
-  g_autofree char *json = jsc_value_to_json (value, 0);
-  g_autoptr(JsonObject) msg = json != NULL ? ow_json_object_from_string (json, -1, NULL) : NULL;
+  g_autoptr(JsonObject) msg = ow_json_object_from_string (json, -1, NULL);
   const char *action = msg != NULL ? ow_json_get_string (msg, "action") : NULL;
 
   if (action == NULL)
@@ -444,27 +255,67 @@ on_script_message_cb (WebKitUserContentManager *manager, JSCValue *value, gpoint
     g_signal_emit (self, signals[SIGNAL_ACTION], 0, action, NULL);
 }
 
-static gboolean
-on_load_failed_cb (WebKitWebView *web, WebKitLoadEvent event, const char *uri, GError *error, gpointer user_data)
-{
-  g_message ("The transcript page %s did not load: %s", uri, error->message);
-  return FALSE;
-}
-
 static void
-on_web_process_terminated_cb (WebKitWebView *web, WebKitWebProcessTerminationReason reason, gpointer user_data)
+on_page_terminated (gpointer user_data)
 {
-  OwTranscriptView *self = user_data;
-
-  /* Reload the page and let it ask for everything again on "ready". */
-  g_message ("The transcript's web process ended (%d); reloading it.", reason);
-  self->ready = FALSE;
-  g_signal_connect (self->web, "load-failed", G_CALLBACK (on_load_failed_cb), self);
-  g_signal_connect (self->web, "web-process-terminated", G_CALLBACK (on_web_process_terminated_cb), self);
-  webkit_web_view_load_uri (self->web, PAGE_URI);
+  OW_TRANSCRIPT_VIEW (user_data)->ready = FALSE;
 }
 
 /* ---- Loading the page ------------------------------------------------------------ */
+
+/* The web view goes in once the module is loaded; until then the view
+ * is empty and operations wait in the queue. */
+static void
+create_web (OwTranscriptView *self, const OwWebModule *module)
+{
+  if (self->web != NULL)
+    return;
+  self->web = module->transcript_new (PAGE_URI, G_OBJECT (self), on_page_message, on_page_terminated);
+  gtk_widget_set_hexpand (self->web, TRUE);
+  gtk_widget_set_vexpand (self->web, TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->web), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Transcript"), -1);
+  gtk_widget_set_parent (self->web, GTK_WIDGET (self));
+}
+
+static void
+load_page (OwTranscriptView *self, const OwWebModule *module)
+{
+  create_web (self, module);
+  if (!self->loading)
+    {
+      self->loading = TRUE;
+      module->load_uri (self->web, PAGE_URI);
+    }
+}
+
+static void
+on_module_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(OwTranscriptView) self = user_data;
+  g_autoptr(GError) error = NULL;
+  const OwWebModule *module = ow_web_module_load_finish (result, &error);
+
+  if (module == NULL)
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_warning ("%s", error->message);
+      return;
+    }
+  load_page (self, module);
+}
+
+static gboolean
+on_load_idle_cb (gpointer user_data)
+{
+  OwTranscriptView *self = user_data;
+
+  self->load_idle_id = 0;
+  if (ow_web_module_get () != NULL)
+    load_page (self, ow_web_module_get ());
+  else
+    ow_web_module_load_async (self->cancellable, on_module_loaded_cb, g_object_ref (self));
+  return G_SOURCE_REMOVE;
+}
 
 static void
 stop_waiting_for_paint (OwTranscriptView *self)
@@ -480,16 +331,14 @@ on_first_paint_cb (GdkFrameClock *clock, gpointer user_data)
   OwTranscriptView *self = user_data;
 
   stop_waiting_for_paint (self);
-  if (!self->loading && self->web != NULL)
-    {
-      self->loading = TRUE;
-      webkit_web_view_load_uri (self->web, PAGE_URI);
-    }
+  if (!self->loading && self->load_idle_id == 0)
+    self->load_idle_id = g_idle_add (on_load_idle_cb, self);
 }
 
-/* Loading the page starts WebKit's processes, and WebKit waits for its
- * sandboxed D-Bus proxy on this thread: ask for the page once the window
- * has drawn its first frame, not before (operations queue until then). */
+/* Loading WebKit costs some 200 ms, and loading the page starts WebKit's
+ * processes while WebKit waits for its sandboxed D-Bus proxy on this
+ * thread: both happen once the window has drawn its first frame, not
+ * before (operations queue until then). */
 static void
 ow_transcript_view_map (GtkWidget *widget)
 {
@@ -510,6 +359,52 @@ ow_transcript_view_unmap (GtkWidget *widget)
   GTK_WIDGET_CLASS (ow_transcript_view_parent_class)->unmap (widget);
 }
 
+/* ---- Running script, for tests ---------------------------------------------------- */
+
+static void
+on_script_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  char *value = ow_web_module_get ()->call_function_finish (GTK_WIDGET (source), result, &error);
+
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, value, g_free);
+}
+
+void
+ow_transcript_view_run_script_async (OwTranscriptView    *self,
+                                     const char          *body,
+                                     GCancellable        *cancellable,
+                                     GAsyncReadyCallback  callback,
+                                     gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+  g_autoptr(GError) error = NULL;
+  const OwWebModule *module;
+
+  g_return_if_fail (OW_IS_TRANSCRIPT_VIEW (self));
+  g_task_set_source_tag (task, ow_transcript_view_run_script_async);
+  /* Needed now: load the module on this thread if it is not there yet. */
+  module = ow_web_module_load (&error);
+  if (module == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  load_page (self, module);
+  module->call_function (self->web, body, NULL, PAGE_URI, cancellable, on_script_done_cb, g_steal_pointer (&task));
+}
+
+char *
+ow_transcript_view_run_script_finish (OwTranscriptView *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
 /* ---- Object ------------------------------------------------------------------- */
 
 static void
@@ -518,10 +413,12 @@ ow_transcript_view_dispose (GObject *object)
   OwTranscriptView *self = OW_TRANSCRIPT_VIEW (object);
 
   g_clear_handle_id (&self->flush_id, g_source_remove);
+  g_clear_handle_id (&self->load_idle_id, g_source_remove);
+  g_cancellable_cancel (self->cancellable);
   stop_waiting_for_paint (self);
   if (self->web != NULL)
     {
-      gtk_widget_unparent (GTK_WIDGET (self->web));
+      gtk_widget_unparent (self->web);
       self->web = NULL;
     }
   G_OBJECT_CLASS (ow_transcript_view_parent_class)->dispose (object);
@@ -534,6 +431,7 @@ ow_transcript_view_finalize (GObject *object)
 
   g_clear_pointer (&self->renderer, ow_transcript_renderer_free);
   g_clear_pointer (&self->queue, json_array_unref);
+  g_clear_object (&self->cancellable);
   G_OBJECT_CLASS (ow_transcript_view_parent_class)->finalize (object);
 }
 
@@ -559,28 +457,11 @@ ow_transcript_view_class_init (OwTranscriptViewClass *klass)
 static void
 ow_transcript_view_init (OwTranscriptView *self)
 {
-  g_autoptr(WebKitUserContentManager) content = webkit_user_content_manager_new ();
-  g_autoptr(WebKitSettings) settings = transcript_settings ();
-
   self->renderer = ow_transcript_renderer_new ();
   self->queue = json_array_new ();
-  g_signal_connect_object (content, "script-message-received::ow", G_CALLBACK (on_script_message_cb), self, 0);
-  webkit_user_content_manager_register_script_message_handler (content, "ow", NULL);
-  self->web = g_object_new (WEBKIT_TYPE_WEB_VIEW,
-                            "web-context", ow_web_context_get_default (),
-                            "network-session", ow_web_network_session_get_default (),
-                            "user-content-manager", content,
-                            "settings", settings,
-                            NULL);
-  gtk_widget_set_hexpand (GTK_WIDGET (self->web), TRUE);
-  gtk_widget_set_vexpand (GTK_WIDGET (self->web), TRUE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->web), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Transcript"), -1);
-  gtk_widget_set_parent (GTK_WIDGET (self->web), GTK_WIDGET (self));
-  ow_web_view_lock_down (self->web, PAGE_URI);
+  self->cancellable = g_cancellable_new ();
   g_signal_connect_object (gtk_settings_get_default (), "notify::gtk-application-prefer-dark-theme",
                            G_CALLBACK (on_dark_changed_cb), self, 0);
-  g_signal_connect (self->web, "load-failed", G_CALLBACK (on_load_failed_cb), self);
-  g_signal_connect (self->web, "web-process-terminated", G_CALLBACK (on_web_process_terminated_cb), self);
 }
 
 GtkWidget *

@@ -9,6 +9,10 @@
  * page's owApply() as a JSON argument (never as code), and the page posts
  * the person's clicks back.
  *
+ * WebKit itself is in the ow-webkit module (see ow-web-module.h), loaded
+ * after the window's first frame: until then the view is empty and the
+ * operations it is given wait, then go to the page in order.
+ *
  * Signals:
  *   ::action (const char *action, const char *argument)
  *       "retry", "settings", "open-link" (argument: the href, checked by
@@ -17,7 +21,6 @@
 #pragma once
 
 #include <gtk/gtk.h>
-#include <webkit/webkit.h>
 
 #include "core/ow-event.h"
 #include "store/ow-store.h"
@@ -42,15 +45,18 @@ gboolean       ow_transcript_view_is_working   (OwTranscriptView *self);
 /* For tests and the benchmark: the page has loaded and every operation
  * so far has been applied. */
 gboolean       ow_transcript_view_is_settled   (OwTranscriptView *self);
-WebKitWebView *ow_transcript_view_get_web_view (OwTranscriptView *self);
-
-/* The shared, locked-down web context and network session of the app's
- * web views (the transcript and the artifact preview). */
-WebKitWebContext     *ow_web_context_get_default (void);
-WebKitNetworkSession *ow_web_network_session_get_default (void);
-/* Locks @view down: no navigation away, no new windows, no permissions,
- * no context menu. @allowed_prefix: the one URI prefix it may load, or
- * NULL for loads made with webkit_web_view_load_html() only. */
-void                  ow_web_view_lock_down (WebKitWebView *view, const char *allowed_prefix);
+/* The web view, or NULL until WebKit is loaded. */
+GtkWidget     *ow_transcript_view_get_web_view (OwTranscriptView *self);
+/* For tests: runs a function with @body in the page (loading WebKit now
+ * if it is not yet) and returns its value as a string (NULL for null or
+ * undefined). */
+void           ow_transcript_view_run_script_async  (OwTranscriptView    *self,
+                                                     const char          *body,
+                                                     GCancellable        *cancellable,
+                                                     GAsyncReadyCallback  callback,
+                                                     gpointer             user_data);
+char          *ow_transcript_view_run_script_finish (OwTranscriptView  *self,
+                                                     GAsyncResult      *result,
+                                                     GError           **error);
 
 G_END_DECLS

@@ -11,6 +11,7 @@
 
 #include <cairo-pdf.h>
 #include <glib/gstdio.h>
+#include <libsoup/soup.h>
 
 #include "ow-application.h"
 #include "ow-approval-card.h"
@@ -186,11 +187,10 @@ on_js_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   Js *js = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JSCValue) value = webkit_web_view_evaluate_javascript_finish (WEBKIT_WEB_VIEW (source), result, &error);
 
-  if (value == NULL)
+  js->result = ow_transcript_view_run_script_finish (OW_TRANSCRIPT_VIEW (source), result, &error);
+  if (error != NULL)
     g_error ("the page's script failed: %s", error->message);
-  js->result = jsc_value_is_null (value) || jsc_value_is_undefined (value) ? NULL : jsc_value_to_string (value);
   js->done = TRUE;
 }
 
@@ -205,9 +205,9 @@ static char *
 page_eval (Fixture *f, const char *script)
 {
   Js js = { FALSE, NULL };
+  g_autofree char *body = g_strconcat ("return (", script, ");", NULL);
 
-  webkit_web_view_evaluate_javascript (ow_transcript_view_get_web_view (transcript_of (f)), script, -1, NULL, NULL,
-                                       NULL, on_js_cb, &js);
+  ow_transcript_view_run_script_async (transcript_of (f), body, NULL, on_js_cb, &js);
   wait_until (f, cond_js, &js, 10000, "the page's script");
   return js.result;
 }
