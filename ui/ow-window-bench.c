@@ -5,8 +5,10 @@
  *
  *   OW_BENCH first-frame <CLOCK_MONOTONIC µs>
  *
- * on stdout. With OW_BENCH_OPEN_SESSION=<id> as well it then opens that
- * session, waits until the transcript page has applied the whole replay,
+ * on stdout. With OW_BENCH_OPEN_SESSION=<id> as well it waits until the
+ * app is up (WebKit loaded, the empty transcript page ready: it prints
+ * "OW_BENCH ready <µs>"), then opens that session, waits until the
+ * transcript page has applied the whole replay,
  * and at the next painted frame prints
  *
  *   OW_BENCH session-open <µs from the open call>
@@ -55,11 +57,17 @@ on_tick_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* Opens the session once the app is up: WebKit loaded and the empty
+ * transcript page ready, as when a person clicks a session. */
 static gboolean
 on_open_idle_cb (gpointer user_data)
 {
   Bench *b = user_data;
+  OwTranscriptView *transcript = ow_session_view_get_transcript (ow_window_get_session_view (b->window));
 
+  if (!ow_transcript_view_is_settled (transcript))
+    return G_SOURCE_CONTINUE;
+  printf ("OW_BENCH ready %" G_GINT64_FORMAT "\n", g_get_monotonic_time ());
   b->opening = TRUE;
   b->open_start = g_get_monotonic_time ();
   ow_window_open_session (b->window, g_getenv ("OW_BENCH_OPEN_SESSION"));
@@ -83,7 +91,7 @@ on_after_paint_cb (GdkFrameClock *clock, gpointer user_data)
       printf ("OW_BENCH first-frame %" G_GINT64_FORMAT "\n", now);
       fflush (stdout);
       if (g_getenv ("OW_BENCH_OPEN_SESSION") != NULL)
-        g_idle_add (on_open_idle_cb, b);
+        g_timeout_add (5, on_open_idle_cb, b);
       else
         g_clear_signal_handler (&b->paint_id, clock);
       return;

@@ -28,9 +28,6 @@
   "connect-src 'none'; media-src 'none'; object-src 'none'; frame-src 'none'; child-src 'none'; " \
   "worker-src 'none'; form-action 'none'; base-uri 'none'"
 
-/* No GPU render node: WebKit would composite through llvmpipe. */
-static gboolean software_only;
-
 /* ---- The shared web context ---------------------------------------------- */
 
 static const char *
@@ -198,10 +195,9 @@ lock_down (WebKitWebView *view, const char *allowed_prefix)
 static WebKitWebView *
 web_view_new (WebKitSettings *settings, WebKitUserContentManager *content)
 {
-  /* Without a GPU, compositing would go through llvmpipe: more memory and
-   * more time for nothing a transcript needs. */
-  if (software_only)
-    g_object_set (settings, "hardware-acceleration-policy", WEBKIT_HARDWARE_ACCELERATION_POLICY_NEVER, NULL);
+  /* Pages of text and previews: GPU compositing buys nothing here, and
+   * without a GPU it would go through llvmpipe (more memory, more time). */
+  g_object_set (settings, "hardware-acceleration-policy", WEBKIT_HARDWARE_ACCELERATION_POLICY_NEVER, NULL);
   return g_object_new (WEBKIT_TYPE_WEB_VIEW,
                        "web-context", web_context_get_default (),
                        "network-session", network_session_get_default (),
@@ -380,8 +376,9 @@ G_MODULE_EXPORT const OwWebModule *ow_web_module_entry (guint abi, gboolean soft
 G_MODULE_EXPORT const OwWebModule *
 ow_web_module_entry (guint abi, gboolean software)
 {
+  /* @software (no GPU render node) changes nothing yet: compositing is
+   * off on every machine. */
   if (abi != OW_WEB_MODULE_ABI)
     return NULL;
-  software_only = software;
   return &module;
 }
