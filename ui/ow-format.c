@@ -10,6 +10,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "ow-json.h"
+#include "core/ow-message.h"
 #include "providers/ow-provider-catalog.h"
 
 const char *const *
@@ -60,44 +61,6 @@ ow_format_coworker_label (const char *coworker)
   return coworker;
 }
 
-/* The first line of a message content (a string, or JSON parts when it
- * starts with '['), at most 60 characters. */
-static char *
-first_line (const char *content)
-{
-  g_autofree char *text = NULL;
-  char *nl;
-
-  if (content == NULL)
-    return NULL;
-  if (content[0] == '[')
-    {
-      g_autoptr(JsonNode) node = json_from_string (content, NULL);
-      JsonArray *parts = node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
-
-      for (guint i = 0; parts != NULL && i < json_array_get_length (parts) && text == NULL; i++)
-        {
-          JsonObject *p = json_array_get_object_element (parts, i);
-          if (p != NULL && g_strcmp0 (ow_json_get_string (p, "type"), "text") == 0)
-            text = g_strdup (ow_json_get_string (p, "text"));
-        }
-    }
-  else
-    text = g_strdup (content);
-  if (text == NULL || !g_utf8_validate (text, -1, NULL))
-    return NULL;
-  g_strstrip (text);
-  nl = strchr (text, '\n');
-  if (nl != NULL)
-    *nl = '\0';
-  g_strstrip (text);
-  if (*text == '\0')
-    return NULL;
-  if (g_utf8_strlen (text, -1) > 60)
-    *g_utf8_offset_to_pointer (text, 60) = '\0';
-  return g_steal_pointer (&text);
-}
-
 char *
 ow_format_session_title (const char *title, const char *auto_title, gboolean renamed, const char *first_text)
 {
@@ -109,7 +72,7 @@ ow_format_session_title (const char *title, const char *auto_title, gboolean ren
     return g_strdup (auto_title);
   if (title != NULL && *title != '\0')
     return g_strdup (title);
-  line = first_line (first_text);
+  line = ow_message_content_first_line (first_text, 60);
   return line != NULL ? line : g_strdup (_("New session"));
 }
 

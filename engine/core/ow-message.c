@@ -6,6 +6,8 @@
 #include <gio/gio.h>
 #include <string.h>
 
+#include "ow-json.h"
+
 struct _OwMessage
 {
   GObject     parent_instance;
@@ -297,4 +299,40 @@ ow_message_json_notice (const char *kind, const char *text)
     json_object_set_string_member (o, "text", text);
   json_object_set_double_member (o, "ts", now_seconds ());
   return o;
+}
+
+char *
+ow_message_content_first_line (const char *content, glong max_chars)
+{
+  g_autofree char *text = NULL;
+  char *nl;
+
+  if (content == NULL)
+    return NULL;
+  if (content[0] == '[')
+    {
+      g_autoptr(JsonNode) node = json_from_string (content, NULL);
+      JsonArray *parts = node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+
+      for (guint i = 0; parts != NULL && i < json_array_get_length (parts) && text == NULL; i++)
+        {
+          JsonObject *p = json_array_get_object_element (parts, i);
+          if (p != NULL && g_strcmp0 (ow_json_get_string (p, "type"), "text") == 0)
+            text = g_strdup (ow_json_get_string (p, "text"));
+        }
+    }
+  else
+    text = g_strdup (content);
+  if (text == NULL || !g_utf8_validate (text, -1, NULL))
+    return NULL;
+  g_strstrip (text);
+  nl = strchr (text, '\n');
+  if (nl != NULL)
+    *nl = '\0';
+  g_strstrip (text);
+  if (*text == '\0')
+    return NULL;
+  if (g_utf8_strlen (text, -1) > max_chars)
+    *g_utf8_offset_to_pointer (text, max_chars) = '\0';
+  return g_steal_pointer (&text);
 }

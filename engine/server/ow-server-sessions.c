@@ -15,49 +15,11 @@
 
 #include "ow-error.h"
 #include "ow-json.h"
+#include "core/ow-message.h"
 #include "server/ow-server-files.h"
 #include "server/ow-server-guard.h"
 
 #define TITLE_MAX_CHARS 120
-
-/* The first line of the first user message, at most 60 characters. */
-static char *
-title_from_text (const char *first_text)
-{
-  g_autofree char *text = NULL;
-  const char *nl;
-  glong n;
-
-  if (first_text == NULL)
-    return NULL;
-  if (first_text[0] == '[')
-    {
-      /* Content parts: the first text part. */
-      g_autoptr(JsonNode) node = json_from_string (first_text, NULL);
-      JsonArray *parts = node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
-      for (guint i = 0; parts != NULL && i < json_array_get_length (parts) && text == NULL; i++)
-        {
-          JsonObject *p = json_array_get_object_element (parts, i);
-          if (p != NULL && g_strcmp0 (ow_json_get_string (p, "type"), "text") == 0)
-            text = g_strdup (ow_json_get_string (p, "text"));
-        }
-    }
-  else
-    text = g_strdup (first_text);
-  if (text == NULL)
-    return NULL;
-  g_strstrip (text);
-  nl = strchr (text, '\n');
-  if (nl != NULL)
-    text[nl - text] = '\0';
-  g_strstrip (text);
-  if (*text == '\0' || !g_utf8_validate (text, -1, NULL))
-    return NULL;
-  n = g_utf8_strlen (text, -1);
-  if (n > 60)
-    *g_utf8_offset_to_pointer (text, 60) = '\0';
-  return g_steal_pointer (&text);
-}
 
 /* The session list is the API's biggest answer (a thousand sessions is
  * ~350 KB) and the sidebar asks for it often, so its rows are written
@@ -134,7 +96,7 @@ append_info (GString *out, OwServer *self, OwSessionListRow *l)
   else if (r->title != NULL)
     title = r->title;
   else
-    title = derived = title_from_text (l->first_text);
+    title = derived = ow_message_content_first_line (l->first_text, 60);
 
   g_string_append_c (out, '{');
   append_key (out, "session_id", TRUE);
