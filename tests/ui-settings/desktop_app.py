@@ -124,20 +124,22 @@ def atspi():
     return _atspi
 
 
-def find_application(pid, timeout=30.0):
-    Atspi = atspi()
+def lookup_application(pid):
+    """The accessible application of process @pid, or None (yet)."""
+    desktop = atspi().get_desktop(0)
+    for i in range(desktop.get_child_count()):
+        app = desktop.get_child_at_index(i)
+        try:
+            if app is not None and app.get_process_id() == pid:
+                return app
+        except Exception:
+            continue
+    return None
 
-    def look():
-        desktop = Atspi.get_desktop(0)
-        for i in range(desktop.get_child_count()):
-            app = desktop.get_child_at_index(i)
-            try:
-                if app is not None and app.get_process_id() == pid:
-                    return app
-            except Exception:
-                continue
-        return None
-    return wait_for(f"process {pid} on the accessibility bus", look, timeout=timeout, interval=0.25)
+
+def find_application(pid, timeout=30.0):
+    return wait_for(f"process {pid} on the accessibility bus", lambda: lookup_application(pid),
+                    timeout=timeout, interval=0.25)
 
 
 def windows(app):

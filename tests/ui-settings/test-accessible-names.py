@@ -132,7 +132,20 @@ def run_fixture():
 def self_check():
     env = dict(os.environ)
     env.pop("NO_AT_BRIDGE", None)
-    fixture = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--fixture"], env=env)
+    # The fixture is a plain GTK program; on a loaded machine its start can
+    # fail before it shows anything (seen once in CI: no display yet). That
+    # says nothing about the detector, so such a start is tried again, at
+    # most three times, and said.
+    for attempt in range(3):
+        fixture = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--fixture"], env=env)
+        d.wait_for("the fixture on the accessibility bus, or its exit",
+                   lambda: fixture.poll() is not None or d.lookup_application(fixture.pid) is not None)
+        if fixture.poll() is None:
+            break
+        print(f"# self-check: the fixture exited ({fixture.returncode}) before it showed a window; starting it again",
+              file=sys.stderr)
+    else:
+        d.fail("the fixture window could not be started three times")
     try:
         app = d.find_application(fixture.pid)
         window = d.wait_for("the fixture's window", lambda: d.windows(app))[0]

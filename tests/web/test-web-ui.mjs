@@ -263,6 +263,9 @@ describe('browser dev UI', () => {
     await page.locator('.step[data-call-id="call_write_1"][data-status="ok"]').waitFor();
     await page.locator('.message.assistant', { hasText: 'Done: notes.md is written.' }).waitFor();
     const done = page.locator('.message.assistant', { hasText: 'Done: notes.md is written.' });
+    // The reply may still be streaming its last words: wait for the end of
+    // the turn (the message stops streaming) before reading it whole.
+    await page.locator('.message.assistant.streaming').waitFor({ state: 'detached' });
     assert.match(await done.innerText(), /<img src=x onerror="window.__pwned=1">/, 'model HTML is shown as text');
     assert.equal(await done.locator('img').count(), 0);
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
