@@ -19,15 +19,9 @@
 #include "ow-window.h"
 #include "settings/ow-settings-window.h"
 
-#ifdef OW_HAVE_SETTINGS
 #include "settings/ow-appearance.h"
-#endif
-#ifdef OW_HAVE_TRAY
 #include "tray/ow-tray.h"
-#endif
-#ifdef OW_HAVE_NOTIFIER
 #include "notify/ow-notifier.h"
-#endif
 
 struct _OwApplication
 {
@@ -178,10 +172,8 @@ update_inbox_count (OwApplication *self)
   if (n == self->inbox_count)
     return;
   self->inbox_count = n;
-#ifdef OW_HAVE_TRAY
   if (self->tray != NULL)
     ow_tray_set_inbox_count (OW_TRAY (self->tray), n);
-#endif
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_INBOX_COUNT]);
 }
 
@@ -259,41 +251,20 @@ action_open_session (GSimpleAction *action, GVariant *param, gpointer user_data)
   ow_window_open_session (main_window (self), g_variant_get_string (param, NULL));
 }
 
-#ifndef OW_HAVE_SETTINGS
-/* Until the settings pages are built in, say where the settings are. */
-static void
-fallback_settings (OwApplication *self, const char *page)
-{
-  GtkWidget *dialog = gtk_message_dialog_new (GTK_WINDOW (main_window (self)), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                              GTK_MESSAGE_INFO, GTK_BUTTONS_CLOSE, "%s",
-                                              _("Settings are not part of this build"));
-  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s",
-                                            _("Add a model key with “openworker keys set PROVIDER”, then restart."));
-  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-#endif
-
 static void
 action_settings (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   OwApplication *self = user_data;
   const char *page = param != NULL ? g_variant_get_string (param, NULL) : "";
 
-#ifdef OW_HAVE_SETTINGS
-  {
-    GtkWindow *window = ow_settings_window_new (self, *page != '\0' ? page : NULL);
-    GtkWindow *parent = GTK_WINDOW (main_window (self));
+  GtkWindow *window = ow_settings_window_new (self, *page != '\0' ? page : NULL);
+  GtkWindow *parent = GTK_WINDOW (main_window (self));
 
-    if (window == NULL)
-      return;
-    if (gtk_widget_get_visible (GTK_WIDGET (parent)))
-      gtk_window_set_transient_for (window, parent);
-    gtk_window_present (window);
-  }
-#else
-  fallback_settings (self, page);
-#endif
+  if (window == NULL)
+    return;
+  if (gtk_widget_get_visible (GTK_WIDGET (parent)))
+    gtk_window_set_transient_for (window, parent);
+  gtk_window_present (window);
 }
 
 static void
@@ -445,26 +416,19 @@ ow_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.inbox", accels_inbox);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.settings('')", accels_settings);
 
-#ifdef OW_HAVE_SETTINGS
   /* Light or dark as the desktop says (the Settings portal), from now on. */
   ow_appearance_get_default ();
-#endif
 
   self->cancellable = g_cancellable_new ();
   start_engine (self);
   update_inbox_count (self);
 
-#ifdef OW_HAVE_NOTIFIER
-  if (self->host != NULL)
-    self->notifier = G_OBJECT (ow_notifier_new (GTK_APPLICATION (self), self->host));
-#endif
-#ifdef OW_HAVE_TRAY
   if (self->host != NULL)
     {
+      self->notifier = G_OBJECT (ow_notifier_new (GTK_APPLICATION (self), self->host));
       self->tray = G_OBJECT (ow_tray_new (app, OW_APPLICATION_ID));
       ow_tray_set_inbox_count (OW_TRAY (self->tray), self->inbox_count);
     }
-#endif
 }
 
 static void

@@ -331,10 +331,7 @@ ow_artifacts_panel_refresh (OwArtifactsPanel *self)
   {
     g_autofree char *base = ow_context_dup_scratch_dir (ctx);
     g_autofree char *dir = g_build_filename (base, self->session_id, NULL);
-    g_autofree char *state = g_build_filename (ow_context_get_paths (ctx)->state_dir, "scratch", self->session_id, NULL);
     w->scratch = resolve_dir (dir);
-    if (w->scratch == NULL)
-      w->scratch = resolve_dir (state);
     if (w->scratch != NULL)
       g_ptr_array_add (w->roots, g_strdup (w->scratch));
   }

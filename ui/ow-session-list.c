@@ -96,11 +96,10 @@ is_temporary (OwSessionList *self, const char *workspace)
 {
   OwContext *ctx = ow_session_host_get_context (self->host);
   g_autofree char *scratch = ow_context_dup_scratch_dir (ctx);
-  g_autofree char *state_scratch = g_build_filename (ow_context_get_paths (ctx)->state_dir, "scratch", NULL);
 
   if (workspace == NULL)
     return TRUE;
-  return (scratch != NULL && g_str_has_prefix (workspace, scratch)) || g_str_has_prefix (workspace, state_scratch);
+  return g_str_has_prefix (workspace, scratch);
 }
 
 static gboolean
