@@ -180,11 +180,85 @@ test_ripgrep (void)
   body_fixture_clear (&fx);
 }
 
+/* Both engines answer in the same, stable order — folder by folder, names
+ * in byte order — also when max_results cuts the list short. ripgrep
+ * searches files on several threads, so without sorting its order changes
+ * from run to run; a tree of many files makes that show. */
+static void
+make_wide_tree (const char *ws)
+{
+  for (int d = 0; d < 6; d++)
+    for (int f = 0; f < 8; f++)
+      {
+        g_autofree char *rel = g_strdup_printf ("d%d/sub%d/f%02d.txt", d, f % 2, f);
+        g_autofree char *text = g_strdup_printf ("pad\nneedle %d %d\n", d, f);
+
+        body_write (ws, rel, text);
+      }
+  body_write (ws, "a-top.txt", "needle top\n");
+  body_write (ws, "Z-upper.txt", "needle upper\n");
+}
+
+static char *
+grep_order (BodyFixture *fx, const char *args, const char *engine)
+{
+  GString *order = g_string_new (NULL);
+  const OwTbJson *matches;
+  OwTbStatus status;
+  OwTbJson *r = body_call (&fx->env, "grep", args, &status);
+
+  g_assert_cmpint (status, ==, OW_TB_OK);
+  g_assert_cmpstr (body_str (r, "engine"), ==, engine);
+  matches = body_array (r, "matches");
+  for (size_t i = 0; i < matches->n_items; i++)
+    g_string_append_printf (order, "%s:%d\n", body_str (matches->items[i], "file"),
+                            (int) body_int (matches->items[i], "line"));
+  ow_tb_json_free (r);
+  return g_string_free (order, FALSE);
+}
+
+static void
+test_same_order (void)
+{
+  BodyFixture fx = { 0 };
+  const char *ws;
+  g_autofree char *rg = g_find_program_in_path ("rg");
+  g_autofree char *builtin_all = NULL, *builtin_cut = NULL;
+  static const char all[] = "{\"pattern\": \"needle\", \"max_results\": 500}";
+  static const char cut[] = "{\"pattern\": \"needle\", \"max_results\": 7}";
+
+  if (rg == NULL)
+    {
+      g_test_skip ("ripgrep (rg) is not installed");
+      return;
+    }
+  ws = body_add_root (&fx, TRUE);
+  make_wide_tree (ws);
+
+  hide_rg ();
+  builtin_all = grep_order (&fx, all, "builtin");
+  builtin_cut = grep_order (&fx, cut, "builtin");
+  restore_path ();
+  g_assert_true (g_str_has_prefix (builtin_all, "Z-upper.txt:1\na-top.txt:1\nd0/sub0/f00.txt:2\n"));
+  g_assert_cmpuint (strlen (builtin_cut), <, strlen (builtin_all));
+
+  for (int round = 0; round < 10; round++)
+    {
+      g_autofree char *rg_all = grep_order (&fx, all, "ripgrep");
+      g_autofree char *rg_cut = grep_order (&fx, cut, "ripgrep");
+
+      g_assert_cmpstr (rg_all, ==, builtin_all);
+      g_assert_cmpstr (rg_cut, ==, builtin_cut);
+    }
+  body_fixture_clear (&fx);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/ow/body/grep/builtin", test_builtin);
   g_test_add_func ("/ow/body/grep/ripgrep", test_ripgrep);
+  g_test_add_func ("/ow/body/grep/same-order", test_same_order);
   return g_test_run ();
 }

@@ -462,6 +462,10 @@ run_ripgrep (const OwTbEnv *env, const char *pattern, const char *glob, long lon
   argv[argc++] = "--line-number";
   argv[argc++] = "--no-heading";
   argv[argc++] = "--color=never";
+  /* rg searches on several threads and prints files as they finish; sorted,
+   * the answer (and which matches a max_results cut keeps) is the same on
+   * every run and the same as the built-in engine's. */
+  argv[argc++] = "--sort=path";
   argv[argc++] = "--max-count";
   argv[argc++] = max_text;
   argv[argc++] = "-e";
