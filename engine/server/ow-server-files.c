@@ -312,37 +312,76 @@ read_error (const char *message)
   return o;
 }
 
+typedef struct
+{
+  char   *name;
+  gboolean dir;
+  gint64  size;
+} FolderEntry;
+
+static void
+folder_entry_free (gpointer p)
+{
+  FolderEntry *e = p;
+
+  g_free (e->name);
+  g_free (e);
+}
+
+/* Folders first, then names in byte order, as a file manager lists them;
+ * readdir's own order changes with the file system. */
+static int
+folder_entry_compare (gconstpointer a, gconstpointer b)
+{
+  const FolderEntry *ea = *(FolderEntry *const *) a, *eb = *(FolderEntry *const *) b;
+
+  if (ea->dir != eb->dir)
+    return ea->dir ? -1 : 1;
+  return strcmp (ea->name, eb->name);
+}
+
 static JsonObject *
 read_folder (int fd, const char *real)
 {
   JsonObject *o = json_object_new ();
   JsonArray *entries = json_array_new ();
+  g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func (folder_entry_free);
   DIR *dir = fdopendir (fd);
   struct dirent *de;
-  guint n = 0;
 
   json_object_set_boolean_member (o, "ok", TRUE);
   json_object_set_string_member (o, "path", real);
   json_object_set_string_member (o, "kind", "folder");
   if (dir == NULL)
     close (fd);
-  while (dir != NULL && (de = readdir (dir)) != NULL && n < OW_ARTIFACT_MAX_ENTRIES)
+  while (dir != NULL && (de = readdir (dir)) != NULL && found->len < OW_ARTIFACT_MAX_ENTRIES)
     {
       struct stat st;
-      JsonObject *e;
+      FolderEntry *e;
+
       if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
         continue;
       if (fstatat (dirfd (dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         continue;
-      e = json_object_new ();
-      json_object_set_string_member (e, "name", de->d_name);
-      json_object_set_boolean_member (e, "dir", S_ISDIR (st.st_mode));
-      json_object_set_int_member (e, "size", S_ISREG (st.st_mode) ? st.st_size : 0);
-      json_array_add_object_element (entries, e);
-      n++;
+      e = g_new0 (FolderEntry, 1);
+      e->name = g_strdup (de->d_name);
+      e->dir = S_ISDIR (st.st_mode);
+      e->size = S_ISREG (st.st_mode) ? st.st_size : 0;
+      g_ptr_array_add (found, e);
     }
   if (dir != NULL)
     closedir (dir);
+  g_ptr_array_sort (found, folder_entry_compare);
+  for (guint i = 0; i < found->len; i++)
+    {
+      const FolderEntry *f = g_ptr_array_index (found, i);
+      JsonObject *e = json_object_new ();
+
+      json_object_set_string_member (e, "name", f->name);
+      json_object_set_boolean_member (e, "dir", f->dir);
+      json_object_set_int_member (e, "size", f->size);
+      json_array_add_object_element (entries, e);
+    }
   json_object_set_array_member (o, "entries", entries);
   return o;
 }

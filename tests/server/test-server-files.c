@@ -147,6 +147,29 @@ test_reads (Fixture *f, gconstpointer data)
   g_assert_cmpuint (json_array_get_length (ow_json_get_array (dir, "entries")), ==, 1);
 }
 
+/* A folder lists its folders first, then everything else by name, whatever
+ * order the file system keeps them in. */
+static void
+test_folder_order (Fixture *f, gconstpointer data)
+{
+  static const char *const expected[] = {
+    "node_modules", "sub", ".hidden.md", "blob.txt", "escape-dir", "escape.txt",
+    "inside-link.md", "notes.md", "report.docx", "tiny.png",
+  };
+  g_autoptr(JsonObject) top = read_in (f, ".");
+  JsonArray *entries = ow_json_get_array (top, "entries");
+
+  g_assert_cmpstr (ow_json_get_string (top, "kind"), ==, "folder");
+  g_assert_cmpuint (json_array_get_length (entries), ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
+    {
+      JsonObject *e = json_array_get_object_element (entries, i);
+
+      g_assert_cmpstr (ow_json_get_string (e, "name"), ==, expected[i]);
+      g_assert_cmpint (ow_json_get_bool (e, "dir", FALSE), ==, i < 2);
+    }
+}
+
 static void
 test_truncation (Fixture *f, gconstpointer data)
 {
@@ -194,6 +217,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add ("/ow/server/files/escapes", Fixture, NULL, fixture_setup, test_escapes, fixture_teardown);
   g_test_add ("/ow/server/files/reads", Fixture, NULL, fixture_setup, test_reads, fixture_teardown);
+  g_test_add ("/ow/server/files/folder-order", Fixture, NULL, fixture_setup, test_folder_order, fixture_teardown);
   g_test_add ("/ow/server/files/truncation", Fixture, NULL, fixture_setup, test_truncation, fixture_teardown);
   g_test_add ("/ow/server/files/list", Fixture, NULL, fixture_setup, test_list, fixture_teardown);
   return g_test_run ();
