@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "ow-error.h"
+#include "ow-files.h"
 #include "ow-json.h"
 #include "sandbox/ow-sandbox.h"
 #include "store/ow-config.h"
@@ -268,30 +269,12 @@ typedef struct {
 } Proof;
 
 static void
-rm_rf (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        rm_rf (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static void
 proof_free (Proof *p)
 {
   if (p->executor != NULL)
     g_object_unref (p->executor);
   if (p->tmp != NULL)
-    rm_rf (p->tmp);
+    ow_remove_tree (p->tmp, NULL);
   g_free (p->tmp);
   g_clear_pointer (&p->roots, g_ptr_array_unref);
   g_free (p);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ow-error.h"
+#include "ow-files.h"
 #include "ow-json.h"
 #include "core/ow-message.h"
 #include "server/ow-server-files.h"
@@ -404,22 +405,14 @@ session_delete (OwServer *self, OwRequest *req)
       return;
     }
   /* The scratch folder goes with the session; a real folder never. */
-  {
-    g_autofree char *scratch = g_build_filename (self->scratch_dir, id_copy, NULL);
-    g_autoptr(GFile) dir = g_file_new_for_path (scratch);
-    if (ow_server_session_id_valid (id_copy) && g_file_test (scratch, G_FILE_TEST_IS_DIR)
-        && !g_file_test (scratch, G_FILE_TEST_IS_SYMLINK))
-      {
-        g_autofree char *cmd = NULL;
-        g_autoptr(GError) rm_error = NULL;
-        const char *argv[] = { "rm", "-rf", "--one-file-system", "--", scratch, NULL };
-        if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
-                           | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, NULL, &rm_error))
-          g_debug ("Could not remove a scratch folder: %s", rm_error->message);
-        (void) cmd;
-        (void) dir;
-      }
-  }
+  if (ow_server_session_id_valid (id_copy))
+    {
+      g_autofree char *scratch = g_build_filename (self->scratch_dir, id_copy, NULL);
+      g_autoptr(GError) rm_error = NULL;
+
+      if (!ow_remove_tree (scratch, &rm_error))
+        g_warning ("Could not remove the scratch folder of session %s: %s", id_copy, rm_error->message);
+    }
   extra = json_object_new ();
   json_object_set_string_member (extra, "session_id", id_copy);
   ow_reply_ok (req, extra);

@@ -2,6 +2,7 @@
  * scripted model server: turns, asks parked in the inbox and answered,
  * one turn at a time, interrupts, live mode/model changes, attachments,
  * deletion, and recovery of a session whose process died mid-turn. */
+#include "ow-files.h"
 #include <glib/gstdio.h>
 #include <string.h>
 
@@ -88,30 +89,13 @@ setup (Fixture *f, gconstpointer data)
 }
 
 static void
-rm_rf (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        rm_rf (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static void
 teardown (Fixture *f, gconstpointer data)
 {
   close_host (f);
   g_clear_object (&f->server);
   g_ptr_array_unref (f->events);
   ow_paths_free (f->paths);
-  rm_rf (f->tmp);
+  ow_remove_tree (f->tmp, NULL);
   g_free (f->ws);
   g_free (f->tmp);
 }

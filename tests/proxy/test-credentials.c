@@ -9,6 +9,7 @@
  * and links planted after the copy are removed without touching what they
  * point at. Every refusal has the plain case succeed beside it.
  */
+#include "ow-files.h"
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -121,34 +122,10 @@ dirs_setup (Dirs          *d,
 }
 
 static void
-remove_tree (const char *path)
-{
-  g_autoptr(GDir) dir = NULL;
-  GStatBuf st;
-  const char *name;
-
-  if (g_lstat (path, &st) != 0)
-    return;
-  if (!S_ISDIR (st.st_mode))
-    {
-      g_unlink (path);
-      return;
-    }
-  dir = g_dir_open (path, 0, NULL);
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      remove_tree (child);
-    }
-  g_rmdir (path);
-}
-
-static void
 dirs_teardown (Dirs          *d,
                gconstpointer  data)
 {
-  remove_tree (d->root);
+  ow_remove_tree (d->root, NULL);
   g_free (d->root);
   g_free (d->home);
   g_free (d->outside);
@@ -525,11 +502,11 @@ test_remove_follows_no_link (Dirs          *d,
   write_file (d->outside, "keep/id_ed25519", "the real key", 0600);
   write_file (d->outside, "precious", "precious", 0600);
   write_file (d->outside, "cfg/gh/hosts.yml", "real gh", 0600);
-  remove_tree (ssh);
+  ow_remove_tree (ssh, NULL);
   make_link (keep_dir, d->sandbox, ".ssh");
   g_unlink (aws_cred);
   make_link (precious, d->sandbox, ".aws/credentials");
-  remove_tree (config);
+  ow_remove_tree (config, NULL);
   make_link (cfg, d->sandbox, ".config");
 
   g_assert_true (ow_credentials_remove (copies, d->sandbox, &error));

@@ -81,28 +81,6 @@ sbx_tmpdir (const char *prefix)
 }
 
 void
-sbx_rm_rf (const char *path)
-{
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-
-  if (g_file_test (path, G_FILE_TEST_IS_SYMLINK) || !g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      g_unlink (path);
-      return;
-    }
-  g_chmod (path, 0700);
-  dir = g_dir_open (path, 0, NULL);
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-
-      sbx_rm_rf (child);
-    }
-  g_rmdir (path);
-}
-
-void
 sbx_write (const char *path, const char *content, int mode)
 {
   g_autoptr(GError) error = NULL;

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <gio/gio.h>
+
+#include "ow-files.h"
 #include <json-glib/json-glib.h>
 
 #include "sandbox/ow-executor-runner.h"
@@ -26,9 +28,8 @@ const char   *sbx_escape_path     (void);
  * machine can build the Linux wall (Landlock, user namespaces, seccomp). */
 void          sbx_require_wall    (void);
 
-/* A canonical temporary folder; removed with sbx_rm_rf. */
+/* A canonical temporary folder; removed with ow_remove_tree(). */
 char         *sbx_tmpdir          (const char *prefix);
-void          sbx_rm_rf           (const char *path);
 void          sbx_write           (const char *path, const char *content, int mode);
 
 /* The runner without a wall, as a child on a socketpair. */

@@ -900,7 +900,7 @@ tear_down (void)
   g_clear_object (&G.abstract);
   g_clear_object (&G.unix_outside);
   sbx_spin (100);
-  sbx_rm_rf (G.base);
+  ow_remove_tree (G.base, NULL);
   g_free (G.base);
   g_free (G.ws);
   g_free (G.ro);

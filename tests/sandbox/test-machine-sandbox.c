@@ -226,7 +226,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/sandbox/machine/setup-without-config", test_setup_without_config);
   g_test_add_func ("/ow/sandbox/machine/refusals", test_refusals);
   rc = g_test_run ();
-  sbx_rm_rf (home);
+  ow_remove_tree (home, NULL);
   g_free (home);
   g_free (config);
   return rc;

@@ -80,7 +80,7 @@ copy_tree (const char *from, const char *to)
 {
   const char *argv[] = { "cp", "-a", from, to, NULL };
 
-  sbx_rm_rf (to);
+  ow_remove_tree (to, NULL);
   run_quiet ("/", argv);
 }
 
@@ -157,8 +157,8 @@ test_every_tool (void)
       g_assert_cmpstr (ow_executor_get_enforcement (ex), ==, "none (runner)");
     }
   g_clear_object (&ex);
-  sbx_rm_rf (ws);
-  sbx_rm_rf (template);
+  ow_remove_tree (ws, NULL);
+  ow_remove_tree (template, NULL);
 }
 
 static void
@@ -250,7 +250,7 @@ test_concurrent (void)
   for (int i = 0; i < 5; i++)
     answer_clear (&answers[i]);
   g_clear_object (&ex);
-  sbx_rm_rf (ws);
+  ow_remove_tree (ws, NULL);
 }
 
 static gboolean
@@ -311,7 +311,7 @@ test_cancel (void)
     g_assert_nonnull (strstr (r->text, "after"));
   }
   g_clear_object (&ex);
-  sbx_rm_rf (ws);
+  ow_remove_tree (ws, NULL);
 }
 
 static void
@@ -341,8 +341,8 @@ test_roots (void)
   g_assert_no_error (error);
   g_assert_cmpint (r2->status, ==, OW_TOOL_STATUS_OK);
   g_clear_object (&ex);
-  sbx_rm_rf (rw);
-  sbx_rm_rf (ro);
+  ow_remove_tree (rw, NULL);
+  ow_remove_tree (ro, NULL);
 }
 
 /* ---- death ------------------------------------------------------------------ */
@@ -389,7 +389,7 @@ test_death (void)
   for (int i = 0; i < 3; i++)
     answer_clear (&answers[i]);
   g_clear_object (&ex);
-  sbx_rm_rf (ws);
+  ow_remove_tree (ws, NULL);
 }
 
 static gboolean
@@ -435,7 +435,7 @@ test_shutdown_ends_everything (void)
   g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
   g_assert_true (pid_gone ((pid_t) atoi (pids[0])));
   g_assert_true (pid_gone ((pid_t) atoi (pids[1])));
-  sbx_rm_rf (ws);
+  ow_remove_tree (ws, NULL);
 }
 
 /* ---- a misbehaving peer ------------------------------------------------------ */
@@ -657,7 +657,7 @@ test_probe_plain (void)
     }
   json_array_unref (p.answers);
   g_clear_object (&ex);
-  sbx_rm_rf (ws);
+  ow_remove_tree (ws, NULL);
 }
 
 static void

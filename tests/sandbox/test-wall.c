@@ -106,7 +106,7 @@ fx_clear (Fx *fx)
   g_ptr_array_unref (fx->roots);
   g_ptr_array_unref (fx->hidden);
   g_strfreev (fx->env);
-  sbx_rm_rf (fx->base);
+  ow_remove_tree (fx->base, NULL);
   g_free (fx->base);
   g_free (fx->ws);
   g_free (fx->ro);

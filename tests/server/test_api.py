@@ -291,11 +291,21 @@ class Sessions(ServerTestCase):
         a = self.create()
         scratch = self.api(f"/v1/sessions/{a}/roots").json["roots"][0]["path"]
         self.assertTrue(os.path.isdir(scratch))
+        # What the agent left there goes with it; what a link in it points at stays.
+        os.makedirs(os.path.join(scratch, "out", "deep"))
+        with open(os.path.join(scratch, "out", "deep", "report.md"), "w") as f:
+            f.write("done")
+        os.chmod(os.path.join(scratch, "out", "deep"), 0o500)
+        keep = os.path.join(self.ws, "keep.txt")
+        with open(keep, "w") as f:
+            f.write("keep")
+        os.symlink(self.ws, os.path.join(scratch, "link-to-ws"))
         r = self.api(f"/v1/sessions/{a}", method="DELETE")
         self.assertEqual(r.json, {"ok": True, "session_id": a})
         self.assertError(self.api(f"/v1/sessions/{a}"), 404)
         self.assertError(self.api(f"/v1/sessions/{a}", method="DELETE"), 404)
         self.assertFalse(os.path.exists(scratch))
+        self.assertTrue(os.path.isfile(keep))
         # A real folder is never deleted with its session.
         b = self.create(workspace=self.ws)
         self.api(f"/v1/sessions/{b}", method="DELETE")

@@ -7,6 +7,7 @@
  * the window's actions. What the transcript shows is read from the web
  * view's DOM. Screenshots of each main screen go to $OW_UI_SCREENSHOTS.
  */
+#include "ow-files.h"
 #include <string.h>
 
 #include <cairo-pdf.h>
@@ -385,23 +386,6 @@ setup (Fixture *f, gconstpointer data)
 }
 
 static void
-rm_rf (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
-
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (path, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        rm_rf (child);
-      else
-        g_unlink (child);
-    }
-  g_rmdir (path);
-}
-
-static void
 teardown (Fixture *f, gconstpointer data)
 {
   stop_app (f);
@@ -409,7 +393,7 @@ teardown (Fixture *f, gconstpointer data)
   g_clear_object (&f->secrets);
   g_ptr_array_unref (f->events);
   ow_paths_free (f->paths);
-  rm_rf (f->tmp);
+  ow_remove_tree (f->tmp, NULL);
   g_free (f->ws);
   g_free (f->tmp);
 }
