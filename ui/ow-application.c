@@ -54,6 +54,8 @@ struct _OwApplication
   guint           inbox_count;
   GObject        *tray;            /* the tray item, when built */
   GObject        *notifier;        /* the notifier, when built */
+  GtkWindow      *settings;        /* the one Settings window while open (weak) */
+  GtkWindow      *about;           /* the About window while open (weak) */
 };
 
 enum {
@@ -251,20 +253,53 @@ action_open_session (GSimpleAction *action, GVariant *param, gpointer user_data)
   ow_window_open_session (main_window (self), g_variant_get_string (param, NULL));
 }
 
+/* One Settings window: asking again brings it forward on the page asked for. */
 static void
 action_settings (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   OwApplication *self = user_data;
   const char *page = param != NULL ? g_variant_get_string (param, NULL) : "";
-
-  GtkWindow *window = ow_settings_window_new (self, *page != '\0' ? page : NULL);
   GtkWindow *parent = GTK_WINDOW (main_window (self));
 
-  if (window == NULL)
-    return;
+  if (self->settings == NULL)
+    {
+      self->settings = ow_settings_window_new (self, *page != '\0' ? page : NULL);
+      if (self->settings == NULL)
+        return;
+      g_object_add_weak_pointer (G_OBJECT (self->settings), (gpointer *) &self->settings);
+    }
+  else if (*page != '\0')
+    ow_settings_window_set_page (OW_SETTINGS_WINDOW (self->settings), page);
   if (gtk_widget_get_visible (GTK_WIDGET (parent)))
-    gtk_window_set_transient_for (window, parent);
-  gtk_window_present (window);
+    gtk_window_set_transient_for (self->settings, parent);
+  gtk_window_present (self->settings);
+}
+
+/* GTK 4.8's About window leaves the text views of its License and System
+ * pages without a name; each gets the title of the page it is on. */
+static void
+name_text_views (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (GTK_IS_TEXT_VIEW (child))
+        {
+          for (GtkWidget *up = child; up != NULL; up = gtk_widget_get_parent (up))
+            {
+              GtkWidget *parent = gtk_widget_get_parent (up);
+              const char *title;
+
+              if (!GTK_IS_STACK (parent))
+                continue;
+              title = gtk_stack_page_get_title (gtk_stack_get_page (GTK_STACK (parent), up));
+              if (title != NULL)
+                gtk_accessible_update_property (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
+              break;
+            }
+        }
+      name_text_views (child);
+    }
 }
 
 static void
@@ -273,14 +308,22 @@ action_about (GSimpleAction *action, GVariant *param, gpointer user_data)
   OwApplication *self = user_data;
   const char *authors[] = { "OpenWorker contributors", NULL };
 
-  gtk_show_about_dialog (GTK_WINDOW (main_window (self)),
-                         "program-name", "OpenWorker",
-                         "logo-icon-name", OW_APPLICATION_ID,
-                         "version", OW_VERSION,
-                         "comments", _("A local-first AI coworker"),
-                         "license-type", GTK_LICENSE_MIT_X11,
-                         "authors", authors,
-                         NULL);
+  if (self->about == NULL)
+    {
+      self->about = g_object_new (GTK_TYPE_ABOUT_DIALOG,
+                                  "transient-for", main_window (self),
+                                  "hide-on-close", FALSE,
+                                  "program-name", "OpenWorker",
+                                  "logo-icon-name", OW_APPLICATION_ID,
+                                  "version", OW_VERSION,
+                                  "comments", _("A local-first AI coworker"),
+                                  "license-type", GTK_LICENSE_MIT_X11,
+                                  "authors", authors,
+                                  NULL);
+      g_object_add_weak_pointer (G_OBJECT (self->about), (gpointer *) &self->about);
+      name_text_views (GTK_WIDGET (self->about));
+    }
+  gtk_window_present (self->about);
 }
 
 static void
@@ -513,6 +556,10 @@ ow_application_finalize (GObject *object)
 {
   OwApplication *self = OW_APPLICATION (object);
 
+  if (self->settings != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->settings), (gpointer *) &self->settings);
+  if (self->about != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (self->about), (gpointer *) &self->about);
   g_clear_object (&self->tray);
   g_clear_object (&self->notifier);
   g_clear_object (&self->server);

@@ -9,7 +9,10 @@ session and one approval parked in the inbox, with the accessibility bridge
 on, and its tree is read over AT-SPI, as a screen reader reads it: the main
 window as it opens, on the inbox page, on the session, on a new session,
 then every page of Settings (opened through app.settings, as the menu
-does). Every focusable push button, toggle button, check box, radio
+does), the dialogs those pages open (a model's settings, the sites, a
+custom credential), the About window and the main menu — each reached by
+pressing its button through AT-SPI's Action interface, as a screen reader
+user would. Every focusable push button, toggle button, check box, radio
 button, switch, text entry or text view, combo box, spin button, slider,
 menu item and list row whose name is empty fails the test, listed with its
 place in the tree and its tooltip. GTK 4.8 gives a nameless widget its type
@@ -172,6 +175,40 @@ def new_windows(app, before):
     return [w for w in d.windows(app) if w not in before]
 
 
+def has_action(node):
+    try:
+        return node.get_action_iface() is not None and d.atspi().Action.get_n_actions(node) > 0
+    except Exception:
+        return False
+
+
+def find_button(root, name, prefix=False):
+    """The control named @name under @root that offers an action; for a menu
+    button, named on the outside, the toggle inside it. (GTK 4.8 does not
+    keep "showing" current for the pages of a stack, so it is not asked.)"""
+    for node, _ in d.walk(root):
+        here = d.name_of(node)
+        if here == name or (prefix and here.startswith(name)):
+            for inner, _ in d.walk(node):
+                if has_action(inner):
+                    return inner
+    return None
+
+
+def press(root, name, prefix=False):
+    """Presses the button named @name (or named starting so) under @root, as
+    a screen reader does."""
+    button = d.wait_for(f"a button named '{name}'", lambda: find_button(root, name, prefix))
+    if not d.atspi().Action.do_action(button, 0):
+        d.fail(f"pressing '{name}' did nothing")
+
+
+def close_window(app, window, before):
+    """Closes a dialog with Escape, as its keyboard user would, and waits for it to go."""
+    subprocess.run(["xdotool", "key", "Escape"], check=False, timeout=10)
+    d.wait_for("the dialog to close", lambda: window not in d.windows(app) or len(d.windows(app)) <= len(before))
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] == "--fixture":
         return run_fixture()
@@ -184,6 +221,11 @@ def main(argv):
     self_check()
 
     home, session = d.prepare_home(exe)
+    # The sandbox page shows its options (network, sites, shared logins)
+    # only while a sandbox is on; this home is the test's own.
+    os.makedirs(os.path.join(home, "config"), exist_ok=True)
+    with open(os.path.join(home, "config", "config.toml"), "a") as f:
+        f.write('\nsandbox_provider = "linux"\n')
     desktop = d.Desktop(exe, home=home)
     missing, notes = {}, {}
 
@@ -209,11 +251,46 @@ def main(argv):
         d.activate("new-session")
         look("main window, new session", main_window)
 
+        # Settings is one window: asking for another page brings it forward
+        # on that page rather than opening a second one.
+        before = d.windows(app)
+        d.activate("settings", f"<'{SETTINGS_PAGES[0]}'>")
+        settings_window = d.wait_for("the Settings window", lambda: new_windows(app, before))[0]
         for page in SETTINGS_PAGES:
-            before = d.windows(app)
             d.activate("settings", f"<'{page}'>")
-            window = d.wait_for(f"the Settings window on {page}", lambda: new_windows(app, before))[0]
-            look(f"Settings, {page}", window)
+            time.sleep(0.3)
+            if len(d.windows(app)) != len(before) + 1:
+                d.fail(f"asking for Settings on {page} opened another window")
+            look(f"Settings, {page}", settings_window)
+
+        # The dialogs behind Settings, each opened by its own button.
+        for page, button, title in (("models", "Settings for ", "model settings"),
+                                    ("sandbox", "Choose Sites…", "sites")):
+            d.activate("settings", f"<'{page}'>")
+            before = d.windows(app)
+            press(settings_window, button, prefix=True)
+            dialog = d.wait_for(f"the {title} dialog", lambda: new_windows(app, before))[0]
+            look(f"Settings, {page}, {title} dialog", dialog)
+            close_window(app, dialog, before)
+        d.activate("settings", "<'sandbox'>")
+        press(settings_window, "Add config or keys to share")
+        look("Settings, sandbox, add popover", settings_window)
+        before = d.windows(app)
+        press(settings_window, "A File or Folder…")
+        dialog = d.wait_for("the credential dialog", lambda: new_windows(app, before))[0]
+        look("Settings, sandbox, credential dialog", dialog)
+        close_window(app, dialog, before)
+
+        # The About window and the main menu.
+        before = d.windows(app)
+        d.activate("about")
+        about = d.wait_for("the About window", lambda: new_windows(app, before))[0]
+        look("About", about)
+        close_window(app, about, before)
+        d.activate("present")
+        press(main_window, "Main menu")
+        look("main window, main menu", main_window)
+        subprocess.run(["xdotool", "key", "Escape"], check=False, timeout=10)
 
         code = desktop.quit()
         if code != 0:
@@ -227,7 +304,8 @@ def main(argv):
         for path, (where, tip) in sorted(missing.items()):
             print(f"nameless ({where}): {path}" + (f" [tooltip: {tip}]" if tip else ""), file=sys.stderr)
         d.fail(f"{len(missing)} focusable control(s) have no accessible name")
-    print("ok: every focusable control of the main window and of Settings has an accessible name")
+    print("ok: every focusable control of the main window, Settings, its dialogs, About and the main menu "
+          "has an accessible name")
     return 0
 
 

@@ -284,7 +284,11 @@ type_row (OwSettingsSandboxPage *self, const char *provider)
 
   if (status != NULL)
     {
-      GtkWidget *expander = gtk_expander_new (_("What the status check found"));
+      const char *heading = _("What the status check found");
+      GtkWidget *expander = gtk_expander_new (heading);
+
+      /* GTK 4.8 does not name an expander from its label. */
+      gtk_accessible_update_property (GTK_ACCESSIBLE (expander), GTK_ACCESSIBLE_PROPERTY_LABEL, heading, -1);
 
       gtk_expander_set_child (GTK_EXPANDER (expander), findings_box (status));
       /* What stands in the way is shown without a click. */
@@ -894,6 +898,10 @@ refresh_catalogue (OwSettingsSandboxPage *self)
       gtk_box_append (GTK_BOX (box), title);
       gtk_box_append (GTK_BOX (box), caption_label (detail, TRUE));
       gtk_button_set_child (GTK_BUTTON (button), box);
+      /* A button holding a box is not named by the labels inside it. */
+      gtk_accessible_update_property (GTK_ACCESSIBLE (button),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, kinds[i].label,
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, detail, -1);
       gtk_widget_add_css_class (button, "flat");
       /* Unbound when there is nothing to add: an action would switch it back on. */
       if (found && !added)
