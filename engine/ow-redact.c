@@ -192,6 +192,20 @@ replace_registered (GString *s)
   g_mutex_unlock (&secrets_lock);
 }
 
+/* Whether @text holds a registered value at all: most texts do not, and
+ * then they are scanned where they are instead of copied first. */
+static gboolean
+holds_registered (const char *text)
+{
+  gboolean found = FALSE;
+
+  g_mutex_lock (&secrets_lock);
+  for (guint i = 0; secrets != NULL && i < secrets->len && !found; i++)
+    found = strstr (text, g_ptr_array_index (secrets, i)) != NULL;
+  g_mutex_unlock (&secrets_lock);
+  return found;
+}
+
 char *
 ow_redact_registered (const char *text)
 {
@@ -207,17 +221,23 @@ ow_redact_registered (const char *text)
 char *
 ow_redact (const char *text)
 {
-  g_autoptr(GString) s = NULL;
+  g_autoptr(GString) replaced = NULL;
+  const char *src;
   GString *out;
   const char *p;
 
   if (text == NULL)
     return NULL;
-  s = g_string_new (text);
-  replace_registered (s);
+  src = text;
+  if (holds_registered (text))
+    {
+      replaced = g_string_new (text);
+      replace_registered (replaced);
+      src = replaced->str;
+    }
 
-  out = g_string_sized_new (s->len);
-  for (p = s->str; *p != '\0';)
+  out = g_string_sized_new (strlen (src));
+  for (p = src; *p != '\0';)
     {
       gsize label, value = 0, token;
 
@@ -227,13 +247,13 @@ ow_redact (const char *text)
           g_string_append_c (out, *p++);
           continue;
         }
-      if ((label = match_labelled (p, s->str, &value)) > 0)
+      if ((label = match_labelled (p, src, &value)) > 0)
         {
           g_string_append_len (out, p, label);
           g_string_append (out, "[redacted]");
           p += label + value;
         }
-      else if ((token = match_token (p, s->str)) > 0)
+      else if ((token = match_token (p, src)) > 0)
         {
           g_string_append (out, "[redacted]");
           p += token;

@@ -272,6 +272,7 @@ ow_run_record_write_json (OwRunRecord *r, const char *name, JsonNode *node, GErr
   json_generator_set_root (gen, node);
   text = json_generator_to_data (gen, NULL);
   safe = ow_redact (text);
+  g_clear_pointer (&text, g_free);   /* a long run's record is large: one copy at a time */
   return ow_write_file_atomic (path, safe, -1, 0644, error);
 }
 

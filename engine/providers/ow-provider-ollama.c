@@ -171,13 +171,10 @@ ollama_build_request (OwProvider            *self,
   json_node_take_object (root, body);
   json_object_set_string_member (body, "model", req->model != NULL ? req->model : "");
   json_object_set_array_member (body, "messages", convert_messages (req->messages));
+  /* The request's own tool list, shared: the body is only written out,
+   * and a retry's edits replace members of the body, never change them. */
   if (req->tools != NULL && json_array_get_length (req->tools) > 0)
-    {
-      JsonNode *tools = json_node_new (JSON_NODE_ARRAY);
-      json_node_set_array (tools, req->tools);
-      json_object_set_member (body, "tools", ow_json_deep_copy (tools));
-      json_node_unref (tools);
-    }
+    json_object_set_array_member (body, "tools", json_array_ref (req->tools));
   /* "stream" defaults to true on this API, so it is always said. */
   json_object_set_boolean_member (body, "stream", req->stream);
 
