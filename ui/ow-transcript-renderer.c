@@ -677,7 +677,10 @@ ow_transcript_renderer_feed (OwTranscriptRenderer *self, gint64 seq, gint64 ts_m
   else if (g_str_equal (type, "compacting"))
     notice (self, "info", NULL, _("Compacting the conversation…"), NULL, NULL);
   else if (g_str_equal (type, "compacted"))
-    notice (self, "info", NULL, _("The conversation was compacted to fit the model's context."), NULL, NULL);
+    notice (self, ow_json_get_bool (data, "trimmed", FALSE) ? "warn" : "info", NULL,
+            ow_json_get_bool (data, "trimmed", FALSE)
+            ? _("The oldest turns were dropped to fit the model's context; no summary of them could be made.")
+            : _("The conversation was compacted to fit the model's context."), NULL, NULL);
 }
 
 JsonArray *

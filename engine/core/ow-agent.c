@@ -60,6 +60,10 @@ struct _OwAgent
   double          top_p;          /* < 0 unset */
   gint64          context_size;
   int             thinking;       /* -1 unset */
+  gint64          compact_window;    /* the context window compaction sizes to */
+  double          compact_threshold; /* share of the window (0.10–0.95) */
+  gint64          compact_cap;       /* most tokens before compacting */
+  gint64          last_context;      /* prompt total of the last reply, -1 unknown */
   gsize           result_max;     /* tool result bound in bytes, 0 = off */
   char           *spill_dir;
   GArray         *retry_delays;   /* double seconds */
@@ -110,6 +114,13 @@ typedef struct {
   char          *review_mode;    /* the mode when the review started */
   guint          review_roots;   /* the number of folders when the review started */
   char          *site;           /* the site a card asks about */
+  /* compaction in progress */
+  JsonArray     *compact_history;  /* the history it summarizes (owned) */
+  guint          compact_boundary;
+  guint          compact_failures; /* summarizer failures of this compaction */
+  gboolean       compact_forced;   /* the model said the context overflowed */
+  guint          overflows;        /* forced compactions for the current call */
+  char          *overflow_error;   /* the overflow's message, for when nothing helps */
 } Run;
 
 static void
@@ -123,6 +134,8 @@ run_free (Run *run)
   ow_decision_clear (&run->decision);
   g_free (run->review_mode);
   g_free (run->site);
+  g_clear_pointer (&run->compact_history, json_array_unref);
+  g_free (run->overflow_error);
   g_clear_object (&run->cancellable);
   if (run->agent != NULL)
     run->agent->running = FALSE;
@@ -212,6 +225,8 @@ ow_agent_init (OwAgent *self)
   self->temperature = -1;
   self->top_p = -1;
   self->thinking = -1;
+  self->compact_threshold = OW_COMPACTION_DEFAULT_THRESHOLD;
+  self->last_context = -1;
   self->result_max = 10000;
   self->retry_delays = g_array_new (FALSE, FALSE, sizeof (double));
   g_array_append_vals (self->retry_delays, default_delays, G_N_ELEMENTS (default_delays));
@@ -292,6 +307,20 @@ ow_agent_set_sampling (OwAgent *self, double temperature, double top_p, gint64 c
   self->thinking = thinking;
 }
 
+void
+ow_agent_set_compaction (OwAgent *self, gint64 window, double threshold, gint64 cap)
+{
+  self->compact_window = window;
+  self->compact_threshold = threshold;
+  self->compact_cap = cap;
+}
+
+gint64
+ow_agent_get_compaction_trigger (OwAgent *self)
+{
+  return ow_compaction_trigger (self->compact_window, self->compact_threshold, self->compact_cap);
+}
+
 gboolean
 ow_agent_set_tool_result_limit (OwAgent *self, gsize max_bytes, const char *spill_dir, GError **error)
 {
@@ -362,6 +391,7 @@ ow_agent_default_retry_delays (guint *n_delays)
 static void iterate (GTask *task);
 static void call_model (GTask *task);
 static void next_call (GTask *task);
+static void start_compaction (GTask *task, gboolean forced);
 
 static Run *
 run_of (GTask *task)
@@ -706,6 +736,18 @@ on_model_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
           g_object_unref (task);
           return;
         }
+      /* A context that overflowed is compacted harder and the call made
+       * again, as long as each compaction moves the boundary. */
+      if (g_error_matches (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_CONTEXT_OVERFLOW) && run->overflows < 4)
+        {
+          report_call (run, "error", NULL, info, error, -1, -1);
+          run->overflows++;
+          g_free (run->overflow_error);
+          run->overflow_error = g_strdup (error->message);
+          start_compaction (task, TRUE);
+          g_object_unref (task);
+          return;
+        }
       if (ow_provider_error_is_transient (error) && run->attempt < n_delays)
         {
           double delay = g_array_index (agent->retry_delays, double, run->attempt);
@@ -768,6 +810,9 @@ on_model_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   /* A reply. */
   run->iterations++;
   run->attempt = 0;
+  run->overflows = 0;
+  if (turn->has_usage)
+    agent->last_context = turn->usage.input + turn->usage.cache_read + turn->usage.cache_write;
 
   msg = json_object_new ();
   json_object_set_string_member (msg, "role", "assistant");
@@ -865,11 +910,12 @@ call_model (GTask *task)
   Run *run = run_of (task);
   OwAgent *agent = run->agent;
   g_autoptr(JsonArray) history = ow_session_dup_history (agent->session);
+  g_autoptr(JsonArray) outbound = ow_compaction_outbound (history, ow_session_get_compaction (agent->session));
   OwModelRequest req;
 
   ow_model_request_init (&req);
   req.model = agent->bare_model;
-  req.messages = history;
+  req.messages = outbound;
   req.tools = json_array_get_length (agent->tool_defs) > 0 ? agent->tool_defs : NULL;
   req.stream = TRUE;
   req.max_output_tokens = agent->max_output_tokens;
@@ -883,6 +929,207 @@ call_model (GTask *task)
   run->call_started_ms = g_get_real_time () / 1000;
   ow_provider_complete_async (agent->provider, &req, on_delta_cb, task, run->cancellable,
                               on_model_done_cb, g_object_ref (task));
+}
+
+/* ---- Compaction ----------------------------------------------------------- */
+
+/* The size of what the next call would send: the last reply's prompt total
+ * when known (it is the provider's own count), else an estimate. */
+static gint64
+context_signal (OwAgent *agent)
+{
+  g_autoptr(JsonArray) history = NULL;
+  g_autoptr(JsonArray) outbound = NULL;
+
+  if (agent->last_context >= 0)
+    return agent->last_context;
+  history = ow_session_dup_history (agent->session);
+  outbound = ow_compaction_outbound (history, ow_session_get_compaction (agent->session));
+  return ow_compaction_estimate_tokens (outbound);
+}
+
+static gboolean
+compaction_due (OwAgent *agent)
+{
+  return context_signal (agent) >= ow_agent_get_compaction_trigger (agent);
+}
+
+static guint
+first_real_message (JsonArray *history)
+{
+  JsonObject *first = json_array_get_length (history) > 0 ? json_array_get_object_element (history, 0) : NULL;
+
+  return first != NULL && g_strcmp0 (ow_json_get_string (first, "role"), "system") == 0 ? 1 : 0;
+}
+
+/* Saves @state, adds the notice to the transcript and says so. */
+static gboolean
+record_compaction (GTask *task, OwCompactionState *state, const char *text)
+{
+  Run *run = run_of (task);
+  g_autoptr(GError) error = NULL;
+  JsonObject *notice, *data;
+  gboolean ok;
+
+  if (!ow_session_set_compaction (run->agent->session, state, &error))
+    {
+      JsonObject *failed = json_object_new ();
+
+      json_object_set_string_member (failed, "error", error->message);
+      json_object_set_string_member (failed, "error_type", "StorageError");
+      emit (run, "error", failed);
+      finish (task, OW_OUTCOME_STORAGE_ERROR, error->message, "StorageError");
+      return FALSE;
+    }
+  notice = ow_message_json_notice ("compacted", text);
+  ok = append (task, notice);
+  json_object_unref (notice);
+  if (!ok)
+    return FALSE;
+  data = json_object_new ();
+  json_object_set_string_member (data, "text", text);
+  json_object_set_int_member (data, "boundary", state->boundary);
+  json_object_set_boolean_member (data, "trimmed", state->trimmed);
+  emit (run, "compacted", data);
+  run->agent->last_context = -1;
+  return TRUE;
+}
+
+/* No summary to be had: drop the oldest turns instead, or — when even that
+ * cannot move and the model refused the context — end with its error. */
+static void
+compact_by_trimming (GTask *task)
+{
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  const OwCompactionState *prior = ow_session_get_compaction (agent->session);
+  g_autoptr(OwCompactionState) state = prior != NULL ? ow_compaction_state_copy (prior) : ow_compaction_state_new ();
+  g_autoptr(JsonArray) history = ow_session_dup_history (agent->session);
+
+  if (ow_compaction_trim (state, history))
+    {
+      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+
+      g_free (state->created_at);
+      state->created_at = g_date_time_format_iso8601 (now);
+      if (!record_compaction (task, state, "Context trimmed — oldest turns dropped (summary unavailable)"))
+        return;
+      call_model (task);
+      return;
+    }
+  if (run->compact_forced)
+    {
+      finish_error (task, OW_OUTCOME_MODEL_ERROR, run->overflow_error, "ContextOverflowError", NULL);
+      return;
+    }
+  call_model (task);
+}
+
+static void
+on_summary_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwCallInfo) info = NULL;
+  g_autoptr(OwTurn) turn = ow_provider_complete_finish (OW_PROVIDER (source), result, &info, NULL, &error);
+  g_autoptr(JsonArray) history = g_steal_pointer (&run->compact_history);
+
+  if (g_cancellable_is_cancelled (run->cancellable))
+    {
+      report_call (run, "cancelled", NULL, info, error, -1, -1);
+      finish_interrupted (task);
+      g_object_unref (task);
+      return;
+    }
+  report_call (run, turn != NULL ? "ok" : "error", turn, info, error, -1, -1);
+  if (turn != NULL && *g_strstrip (turn->text->str) != '\0')
+    {
+      const OwCompactionState *prior = ow_session_get_compaction (agent->session);
+      g_autoptr(OwCompactionState) state = prior != NULL ? ow_compaction_state_copy (prior)
+                                                         : ow_compaction_state_new ();
+      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+      guint from = prior != NULL ? prior->boundary : first_real_message (history);
+
+      ow_compaction_add_user_messages (state, history, from, run->compact_boundary);
+      state->boundary = run->compact_boundary;
+      g_free (state->summary);
+      state->summary = g_strdup (turn->text->str);
+      g_free (state->working_state);
+      state->working_state = ow_compaction_working_state (history, first_real_message (history), state->boundary);
+      g_free (state->created_at);
+      state->created_at = g_date_time_format_iso8601 (now);
+      g_free (state->model_used);
+      state->model_used = g_strdup (ow_session_get_model (agent->session));
+      state->trimmed = FALSE;
+      if (record_compaction (task, state, "Context compacted — earlier turns were summarized"))
+        call_model (task);
+      g_object_unref (task);
+      return;
+    }
+  /* One more try, then trimming. */
+  if (++run->compact_failures < 2)
+    start_compaction (task, run->compact_forced);
+  else
+    compact_by_trimming (task);
+  g_object_unref (task);
+}
+
+static void
+start_compaction (GTask *task, gboolean forced)
+{
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  const OwCompactionState *prior = ow_session_get_compaction (agent->session);
+  g_autoptr(JsonArray) history = ow_session_dup_history (agent->session);
+  g_autoptr(JsonArray) outbound = ow_compaction_outbound (history, prior);
+  g_autoptr(JsonArray) messages = json_array_new ();
+  g_autofree char *span = NULL;
+  gint64 keep = ow_agent_get_compaction_trigger (agent) / 4;
+  JsonObject *msg;
+  OwModelRequest req;
+  guint boundary;
+
+  if (forced != run->compact_forced)
+    run->compact_failures = 0;
+  run->compact_forced = forced;
+  /* The model refused what was sent: keep a quarter of that at most. */
+  if (forced)
+    keep = MIN (keep, ow_compaction_estimate_tokens (outbound) / 4);
+  boundary = ow_compaction_pick_boundary (history, prior != NULL ? prior->boundary : 0, keep);
+  if (boundary == 0)
+    {
+      compact_by_trimming (task);
+      return;
+    }
+  if (run->compact_failures == 0)
+    emit (run, "compacting", json_object_new ());
+
+  span = ow_compaction_render_span (history, prior != NULL ? prior->boundary : first_real_message (history),
+                                    boundary, prior != NULL ? prior->summary : NULL);
+  msg = json_object_new ();
+  json_object_set_string_member (msg, "role", "system");
+  json_object_set_string_member (msg, "content", ow_compaction_summary_prompt);
+  json_array_add_object_element (messages, msg);
+  json_array_add_object_element (messages, ow_message_json_user (span));
+
+  g_clear_pointer (&run->compact_history, json_array_unref);
+  run->compact_history = g_steal_pointer (&history);
+  run->compact_boundary = boundary;
+
+  ow_model_request_init (&req);
+  req.model = agent->bare_model;
+  req.messages = messages;
+  req.stream = FALSE;
+  req.max_output_tokens = OW_COMPACTION_SUMMARY_MAX_TOKENS;
+  req.temperature = agent->temperature;
+  req.top_p = agent->top_p;
+  req.context_size = agent->context_size;
+  req.provider_order = agent->provider_order;
+  run->call_started_ms = g_get_real_time () / 1000;
+  ow_provider_complete_async (agent->provider, &req, NULL, NULL, run->cancellable, on_summary_cb,
+                              g_object_ref (task));
 }
 
 static void
@@ -900,7 +1147,10 @@ iterate (GTask *task)
       finish_turn_end (task, OW_OUTCOME_MAX_ITERATIONS, "max_iterations_exceeded");
       return;
     }
-  call_model (task);
+  if (compaction_due (run->agent))
+    start_compaction (task, FALSE);
+  else
+    call_model (task);
 }
 
 /* ---- Tool calls --------------------------------------------------------- */

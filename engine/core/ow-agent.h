@@ -97,6 +97,11 @@ void          ow_agent_set_max_output_tokens (OwAgent *self, gint64 max_output_t
 void          ow_agent_set_reasoning_effort  (OwAgent *self, const char *effort);
 void          ow_agent_set_provider_order    (OwAgent *self, const char *order);
 void          ow_agent_set_sampling          (OwAgent *self, double temperature, double top_p, gint64 context_size, int thinking);
+/* When the history is compacted: at min(@threshold × @window, @cap) tokens
+ * (@window ≤ 0: 128,000; @threshold outside 0.10–0.95: 0.8; @cap ≤ 0:
+ * 250,000). See core/ow-compaction.h. */
+void          ow_agent_set_compaction        (OwAgent *self, gint64 window, double threshold, gint64 cap);
+gint64        ow_agent_get_compaction_trigger (OwAgent *self);
 /* Bound on each tool result (default 10,000 bytes; 0 = off) and where the
  * full text of a bounded result goes (added to the session as a read-only
  * folder so read_file can page through it). */

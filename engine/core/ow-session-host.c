@@ -474,6 +474,7 @@ build_agent (Live *live, GError **error)
       ow_agent_set_reasoning_effort (live->agent, settings.reasoning_effort);
       ow_agent_set_sampling (live->agent, settings.temperature, settings.top_p, settings.context_size,
                              settings.thinking);
+      ow_agent_set_compaction (live->agent, settings.context_size, settings.compaction_threshold_pct, 0);
     }
   spill = g_build_filename (ow_context_get_paths (ctx)->state_dir, "tool-output", ow_session_get_id (session), NULL);
   if (!ow_agent_set_tool_result_limit (live->agent, (gsize) MAX (result_max, 0), spill, error))

@@ -33,6 +33,7 @@ struct _OwSession
   GPtrArray *tool_grants; /* char* */
   GPtrArray *cmd_grants;  /* char* */
   JsonArray *todos;
+  OwCompactionState *compaction; /* or NULL: nothing compacted yet */
   gint64     last_seq;    /* last event sequence number used */
 };
 
@@ -103,6 +104,7 @@ ow_session_finalize (GObject *object)
   g_ptr_array_unref (self->tool_grants);
   g_ptr_array_unref (self->cmd_grants);
   json_array_unref (self->todos);
+  ow_compaction_state_free (self->compaction);
   G_OBJECT_CLASS (ow_session_parent_class)->finalize (object);
 }
 
@@ -348,6 +350,16 @@ ow_session_load (OwStore *store, const char *session_id, GError **error)
   self->coworker = g_strdup (row->coworker);
   roots_from_json (self, row->roots);
   grants_from_json (self, row->grants);
+  if (row->compaction != NULL)
+    {
+      g_autoptr(JsonObject) state = ow_json_object_from_string (row->compaction, -1, NULL);
+
+      /* A state that does not fit the history is dropped: the whole
+       * history is sent, and compaction starts again when it is due. */
+      self->compaction = ow_compaction_state_from_json (state);
+      if (self->compaction != NULL && self->compaction->boundary >= bodies->len)
+        g_clear_pointer (&self->compaction, ow_compaction_state_free);
+    }
   for (guint i = 0; i < bodies->len; i++)
     {
       g_autoptr(JsonObject) msg = ow_json_object_from_string (g_ptr_array_index (bodies, i), -1, error);
@@ -559,6 +571,29 @@ gint64
 ow_session_get_last_seq (OwSession *self)
 {
   return self->last_seq;
+}
+
+const OwCompactionState *
+ow_session_get_compaction (OwSession *self)
+{
+  return self->compaction;
+}
+
+gboolean
+ow_session_set_compaction (OwSession *self, const OwCompactionState *state, GError **error)
+{
+  g_autofree char *text = NULL;
+
+  if (state != NULL)
+    {
+      g_autoptr(JsonObject) json = ow_compaction_state_to_json (state);
+      text = ow_json_object_to_string (json);
+    }
+  if (self->store != NULL && !ow_store_session_set_compaction (self->store, self->id, text, error))
+    return FALSE;
+  ow_compaction_state_free (self->compaction);
+  self->compaction = state != NULL ? ow_compaction_state_copy (state) : NULL;
+  return TRUE;
 }
 
 JsonArray *

@@ -13,6 +13,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "core/ow-compaction.h"
 #include "core/ow-event.h"
 #include "core/ow-message.h"
 #include "store/ow-store.h"
@@ -78,6 +79,10 @@ gboolean    ow_session_emit            (OwSession  *self,
 gint64      ow_session_get_last_seq    (OwSession *self);
 
 /* The todo list (todo_write replaces it). Borrowed. */
+/* Where the history was compacted, or NULL; see core/ow-compaction.h. */
+const OwCompactionState *ow_session_get_compaction (OwSession *self);
+/* Saves @state (copied; NULL clears it) in the session's row. */
+gboolean    ow_session_set_compaction  (OwSession *self, const OwCompactionState *state, GError **error);
 JsonArray  *ow_session_get_todos       (OwSession *self);
 void        ow_session_set_todos       (OwSession *self, JsonArray *todos);
 

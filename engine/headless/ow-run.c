@@ -78,6 +78,7 @@ typedef struct {
   GHashTable   *tool_status;  /* status → count */
   gint64        started_us;
   gint64        context_size;  /* the window the model was given (saved setting), 0 = provider's */
+  gint64        compaction_trigger; /* tokens at which the history is compacted */
   const char   *attendance;    /* who answered: "attended", "auto", "inbox" */
 } Run;
 
@@ -539,13 +540,11 @@ build_summary (Run *r, OwContext *ctx, OwSession *session, const char *provider_
     ? "estimated from OpenWorker's prices table; price the token counts yourself for billing"
     : "no estimate: the model is not in OpenWorker's prices table");
 
-  /* The window is the saved context_size when there is one; compaction
-   * does not exist yet, so nothing triggers it. */
-  if (r->context_size > 0)
-    json_object_set_int_member (s, "context_window", r->context_size);
-  else
-    json_object_set_null_member (s, "context_window");
-  json_object_set_null_member (s, "compaction_trigger");
+  /* The window is the saved context_size, else the size compaction
+   * assumes for a model it knows nothing about. */
+  json_object_set_int_member (s, "context_window",
+                              r->context_size > 0 ? r->context_size : OW_COMPACTION_DEFAULT_WINDOW);
+  json_object_set_int_member (s, "compaction_trigger", r->compaction_trigger);
   json_object_set_array_member (s, "hosts", ow_run_record_dup_hosts (r->record));
   json_object_set_boolean_member (s, "web_tools", r->web_tools);
   json_object_set_string_member (s, "sandbox", r->sandbox != NULL ? r->sandbox : "direct");
@@ -947,7 +946,9 @@ run (Run *r)
     ow_agent_set_max_output_tokens (agent, r->max_output_tokens);
   ow_agent_set_reasoning_effort (agent, r->reasoning_effort);
   ow_agent_set_sampling (agent, settings.temperature, settings.top_p, settings.context_size, settings.thinking);
+  ow_agent_set_compaction (agent, settings.context_size, settings.compaction_threshold_pct, 0);
   r->context_size = settings.context_size;
+  r->compaction_trigger = ow_agent_get_compaction_trigger (agent);
   ow_agent_set_provider_order (agent, r->provider_order);
   spill = g_build_filename (record_dir, "tool-output", NULL);
   if (!ow_agent_set_tool_result_limit (agent, (gsize) result_max, spill, &error))

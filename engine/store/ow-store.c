@@ -30,6 +30,7 @@ ow_session_row_free (OwSessionRow *row)
   g_free (row->origin);
   g_free (row->roots);
   g_free (row->grants);
+  g_free (row->compaction);
   g_free (row->created_at);
   g_free (row->updated_at);
   g_free (row);
@@ -124,6 +125,19 @@ ow_store_session_update (OwStore    *store,
 }
 
 gboolean
+ow_store_session_set_compaction (OwStore *store, const char *session_id, const char *compaction, GError **error)
+{
+  sqlite3_stmt *stmt = ow_db_prepare (store->db,
+    "UPDATE sessions SET compaction = ?2 WHERE session_id = ?1", error);
+
+  if (stmt == NULL)
+    return FALSE;
+  bind_text (stmt, 1, session_id);
+  bind_text (stmt, 2, compaction);
+  return ow_db_step_done (store->db, stmt, error);
+}
+
+gboolean
 ow_store_session_set_title (OwStore *store, const char *session_id, const char *title, GError **error)
 {
   sqlite3_stmt *stmt = ow_db_prepare (store->db,
@@ -148,7 +162,7 @@ ow_store_session_get (OwStore *store, const char *session_id, GError **error)
 {
   sqlite3_stmt *stmt = ow_db_prepare (store->db,
     "SELECT session_id, workspace, model, mode, coworker, title, origin, roots, grants,"
-    " pinned, archived, n_msgs, created_at, updated_at FROM sessions WHERE session_id = ?1", error);
+    " pinned, archived, n_msgs, created_at, updated_at, compaction FROM sessions WHERE session_id = ?1", error);
   OwSessionRow *row;
   int rc;
 
@@ -180,6 +194,7 @@ ow_store_session_get (OwStore *store, const char *session_id, GError **error)
   row->n_msgs = sqlite3_column_int64 (stmt, 11);
   row->created_at = column_dup (stmt, 12);
   row->updated_at = column_dup (stmt, 13);
+  row->compaction = column_dup (stmt, 14);
   sqlite3_reset (stmt);
   return row;
 }

@@ -27,6 +27,7 @@ typedef struct {
   char    *origin;        /* "cli", "desktop", "server", … */
   char    *roots;         /* JSON array [{path, writable, label}] */
   char    *grants;        /* JSON object {tools:[…], commands:[…]} */
+  char    *compaction;    /* JSON object (see core/ow-compaction.h), or NULL; read, not inserted */
   gboolean pinned;
   gboolean archived;
   gint64   n_msgs;
@@ -53,6 +54,9 @@ gboolean      ow_store_session_update      (OwStore    *store,
 /* Deletes a session with its messages and events, in one transaction. */
 gboolean      ow_store_session_delete      (OwStore *store, const char *session_id, GError **error);
 gboolean      ow_store_session_set_title   (OwStore *store, const char *session_id, const char *title, GError **error);
+/* Saves the session's compaction state (JSON text; NULL clears it). */
+gboolean      ow_store_session_set_compaction (OwStore *store, const char *session_id, const char *compaction,
+                                               GError **error);
 OwSessionRow *ow_store_session_get         (OwStore *store, const char *session_id, GError **error);
 
 /* Appends message @idx (0-based) of @session_id; fails if it exists. */

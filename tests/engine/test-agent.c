@@ -534,6 +534,179 @@ test_questions_answered_by_rule (Fixture *f, gconstpointer data)
   g_assert_cmpuint (ow_session_get_roots (f->session)->len, ==, 1);
 }
 
+/* ---- Compaction ------------------------------------------------------------ */
+
+/* A script's turns for two long answers (3,000 estimated tokens each). */
+static char *
+long_answers_script (const char *second_usage, const char *rest)
+{
+  g_autofree char *big = g_strnfill (12000, 'x');
+
+  return g_strdup_printf ("{\"turns\":["
+                          " {\"text\":\"first answer %s\",\"usage\":{\"input\":500,\"output\":10}},"
+                          " {\"text\":\"second answer %s\",\"usage\":%s},"
+                          " %s]}", big, big, second_usage, rest);
+}
+
+static JsonObject *
+request_body (Fixture *f, guint i)
+{
+  JsonArray *reqs = ow_model_server_get_requests (f->server);
+
+  g_assert_cmpuint (i, <, json_array_get_length (reqs));
+  return json_object_get_object_member (json_array_get_object_element (reqs, i), "body");
+}
+
+static const char *
+request_content (Fixture *f, guint req, guint msg)
+{
+  JsonArray *messages = json_object_get_array_member (request_body (f, req), "messages");
+
+  g_assert_cmpuint (msg, <, json_array_get_length (messages));
+  return json_object_get_string_member (json_array_get_object_element (messages, msg), "content");
+}
+
+static guint
+request_length (Fixture *f, guint req)
+{
+  return json_array_get_length (json_object_get_array_member (request_body (f, req), "messages"));
+}
+
+static void
+test_compaction_by_threshold (Fixture *f, gconstpointer data)
+{
+  g_autofree char *script = long_answers_script ("{\"input\":12000,\"output\":10}",
+    "{\"text\":\"## Primary request and intent\\nSUMMARY-OK\"}, {\"text\":\"third answer\"}");
+  g_autoptr(OwSession) again = NULL;
+  g_autoptr(GError) error = NULL;
+  const OwCompactionState *state;
+  const char *block;
+  guint n;
+
+  start (f, script, "bypass-approvals", NULL);
+  /* 0.5 × 20,000: the trigger is 10,000 tokens; 2,500 are kept. */
+  ow_agent_set_compaction (f->agent, 20000, 0.5, 0);
+  g_assert_cmpint (ow_agent_get_compaction_trigger (f->agent), ==, 10000);
+  run (f, "first question");
+  g_clear_pointer (&f->result, ow_turn_result_free);
+  run (f, "second question");
+  g_clear_pointer (&f->result, ow_turn_result_free);
+  g_assert_cmpuint (count_events (f, "compacting"), ==, 0);
+  /* The second reply said 12,000 tokens: the third turn compacts first. */
+  run (f, "third question");
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_COMPLETED);
+  g_assert_cmpuint (ow_model_server_get_served (f->server), ==, 4);
+  g_assert_cmpuint (count_events (f, "compacting"), ==, 1);
+  g_assert_cmpuint (count_events (f, "compacted"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "compacted", 0)->data, "text"), ==,
+                   "Context compacted — earlier turns were summarized");
+
+  /* The summarizer got its prompt and the span, and no tools. */
+  g_assert_true (g_str_has_prefix (request_content (f, 2, 0), "You condense"));
+  g_assert_nonnull (strstr (request_content (f, 2, 1), "[user] first question"));
+  g_assert_nonnull (strstr (request_content (f, 2, 1), "[assistant] second answer xxx"));
+  g_assert_null (strstr (request_content (f, 2, 1), "third question"));
+  g_assert_false (json_object_has_member (request_body (f, 2), "tools"));
+
+  /* The model then saw: the system message, the block, the kept turn. */
+  g_assert_cmpuint (request_length (f, 3), ==, 3);
+  g_assert_cmpstr (request_content (f, 3, 0), ==, "You are a test.");
+  block = request_content (f, 3, 1);
+  g_assert_true (g_str_has_prefix (block, "<compacted-history>"));
+  g_assert_nonnull (strstr (block, "SUMMARY-OK"));
+  g_assert_nonnull (strstr (block, "- first question\n- second question\n"));
+  g_assert_null (strstr (block, "xxxxxxxx"));
+  g_assert_true (g_str_has_prefix (request_content (f, 3, 2), "third question"));
+
+  /* The history is whole, with the notice; the state is in the row. */
+  n = g_list_model_get_n_items (G_LIST_MODEL (f->session));
+  g_assert_cmpuint (n, ==, 8);
+  g_assert_cmpstr (json_object_get_string_member (message (f, 6), "role"), ==, "notice");
+  g_assert_cmpstr (json_object_get_string_member (message (f, 6), "kind"), ==, "compacted");
+  again = ow_session_load (ow_context_get_store (f->ctx), ow_session_get_id (f->session), &error);
+  g_assert_no_error (error);
+  state = ow_session_get_compaction (again);
+  g_assert_nonnull (state);
+  g_assert_cmpuint (state->boundary, ==, 5);
+  g_assert_nonnull (strstr (state->summary, "SUMMARY-OK"));
+  g_assert_cmpuint (state->user_messages->len, ==, 2);
+  g_assert_false (state->trimmed);
+}
+
+static void
+test_compaction_on_overflow (Fixture *f, gconstpointer data)
+{
+  g_autofree char *big = g_strnfill (12000, 'y');
+  g_autofree char *script = g_strdup_printf (
+    "{\"turns\":["
+    " {\"text\":\"first answer %s\",\"usage\":{\"input\":500,\"output\":10}},"
+    " {\"error\":{\"kind\":\"context_overflow\",\"status\":400,"
+    "   \"message\":\"This model's maximum context length is 4096 tokens.\"}},"
+    " {\"text\":\"SUMMARY-AFTER-OVERFLOW\"},"
+    " {\"text\":\"second answer\"}]}", big);
+
+  start (f, script, "bypass-approvals", NULL);
+  run (f, "first question");
+  g_clear_pointer (&f->result, ow_turn_result_free);
+  /* The default trigger (0.8 × 128,000) is far away: only the refusal
+   * compacts, and the call is made again. */
+  run (f, "second question");
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_COMPLETED);
+  g_assert_cmpuint (ow_model_server_get_served (f->server), ==, 4);
+  g_assert_cmpuint (count_events (f, "compacted"), ==, 1);
+  g_assert_cmpuint (count_events (f, "error"), ==, 0);
+  g_assert_cmpuint (request_length (f, 3), ==, 3);
+  g_assert_nonnull (strstr (request_content (f, 3, 1), "SUMMARY-AFTER-OVERFLOW"));
+  g_assert_true (g_str_has_prefix (request_content (f, 3, 2), "second question"));
+  g_assert_cmpstr (g_ptr_array_index (f->calls, 1), ==, "error");
+}
+
+static void
+test_overflow_with_nothing_to_compact (Fixture *f, gconstpointer data)
+{
+  start (f,
+         "{\"turns\":[{\"error\":{\"kind\":\"context_overflow\",\"status\":400,"
+         "  \"message\":\"prompt is too long: 300000 tokens > 200000 maximum\"}}]}",
+         "bypass-approvals", NULL);
+  run (f, "one enormous question");
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_MODEL_ERROR);
+  g_assert_cmpstr (f->result->error_type, ==, "ContextOverflowError");
+  g_assert_cmpuint (ow_model_server_get_served (f->server), ==, 1);
+  g_assert_cmpuint (count_events (f, "compacted"), ==, 0);
+  g_assert_cmpuint (count_events (f, "error"), ==, 1);
+}
+
+static void
+test_compaction_falls_back_to_trimming (Fixture *f, gconstpointer data)
+{
+  g_autofree char *script = long_answers_script ("{\"input\":12000,\"output\":10}",
+    "{\"error\":{\"status\":500,\"message\":\"summarizer down\"}},"
+    " {\"error\":{\"status\":500,\"message\":\"summarizer still down\"}},"
+    " {\"text\":\"third answer\"}");
+  const OwCompactionState *state;
+
+  start (f, script, "bypass-approvals", NULL);
+  ow_agent_set_compaction (f->agent, 20000, 0.5, 0);
+  run (f, "first question");
+  g_clear_pointer (&f->result, ow_turn_result_free);
+  run (f, "second question");
+  g_clear_pointer (&f->result, ow_turn_result_free);
+  run (f, "third question");
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_COMPLETED);
+  g_assert_cmpuint (ow_model_server_get_served (f->server), ==, 5);
+  g_assert_cmpuint (count_events (f, "compacting"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "compacted", 0)->data, "text"), ==,
+                   "Context trimmed — oldest turns dropped (summary unavailable)");
+  state = ow_session_get_compaction (f->session);
+  g_assert_nonnull (state);
+  g_assert_true (state->trimmed);
+  /* A tenth of the five messages after the system prompt, rounded up to
+   * one: the first question goes, the first answer is kept. */
+  g_assert_cmpuint (state->boundary, ==, 2);
+  g_assert_nonnull (strstr (request_content (f, 4, 1), "no summary is available"));
+  g_assert_true (g_str_has_prefix (request_content (f, 4, 2), "first answer"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -553,6 +726,10 @@ main (int argc, char **argv)
   ADD ("length-ceiling", test_length_ceiling);
   ADD ("result-bounded", test_result_bounded_and_spilled);
   ADD ("questions-by-rule", test_questions_answered_by_rule);
+  ADD ("compaction-threshold", test_compaction_by_threshold);
+  ADD ("compaction-overflow", test_compaction_on_overflow);
+  ADD ("compaction-overflow-nothing", test_overflow_with_nothing_to_compact);
+  ADD ("compaction-trimming", test_compaction_falls_back_to_trimming);
 #undef ADD
   return g_test_run ();
 }

@@ -239,6 +239,27 @@ test_replay_is_deterministic (void)
   g_assert_cmpint (ow_transcript_renderer_get_last_seq (b), ==, G_N_ELEMENTS (events));
 }
 
+/* Compaction shows as a notice: summarized, or trimmed with a warning. */
+static void
+test_compaction_notices (void)
+{
+  g_autoptr(OwTranscriptRenderer) r = ow_transcript_renderer_new ();
+  g_autoptr(JsonArray) ops = NULL;
+  g_autofree char *html = NULL;
+
+  seq = 0;
+  feed (r, "turn_start", "{\"input\":\"go on\"}");
+  feed (r, "compacting", "{}");
+  feed (r, "compacted", "{\"text\":\"Context compacted\",\"boundary\":5,\"trimmed\":false}");
+  feed (r, "compacting", "{}");
+  feed (r, "compacted", "{\"text\":\"Context trimmed\",\"boundary\":7,\"trimmed\":true}");
+  ops = ow_transcript_renderer_take_ops (r);
+  html = ops_html (ops);
+  g_assert_nonnull (strstr (html, "Compacting the conversation…"));
+  g_assert_nonnull (strstr (html, "The conversation was compacted to fit the model&#39;s context."));
+  g_assert_nonnull (strstr (html, "The oldest turns were dropped to fit the model&#39;s context"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -250,5 +271,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/ui/transcript/steps-group-per-round", test_steps_group_per_round);
   g_test_add_func ("/ow/ui/transcript/notices", test_notices);
   g_test_add_func ("/ow/ui/transcript/replay-is-deterministic", test_replay_is_deterministic);
+  g_test_add_func ("/ow/ui/transcript/compaction-notices", test_compaction_notices);
   return g_test_run ();
 }

@@ -285,7 +285,8 @@ export class Transcript {
         this.addNotice('Summarizing earlier messages to make room…');
         break;
       case 'compacted':
-        this.addNotice('Earlier messages were summarized.');
+        if (d.trimmed) this.addNotice('The oldest messages were dropped to make room; no summary of them could be made.', { kind: 'warning' });
+        else this.addNotice('Earlier messages were summarized.');
         break;
       case 'turn_end':
         this.settle();
