@@ -99,6 +99,9 @@ class WireStyles(RunTestCase):
         self.assertEqual(summary["tool_calls"], 1)
         self.assertEqual(summary["model"], model)
         self.assertEqual(summary["hosts"], [f"127.0.0.1:{server.port}"])
+        # No saved window: compaction assumes 128,000 tokens and starts at 80 %.
+        self.assertEqual(summary["context_window"], 128000)
+        self.assertEqual(summary["compaction_trigger"], 102400)
         self.assertEqual(summary["tokens"]["output"], 52)
         self.assertEqual(summary["args"]["approval_mode"], "bypass-approvals")
         self.assertTrue(summary["web_tools"])
@@ -250,6 +253,7 @@ class CommandLine(RunTestCase):
         os.makedirs(os.path.join(self.home, "config"))
         with open(os.path.join(self.home, "config", "model_config.json"), "w") as f:
             json.dump({"openai:gpt-4o": {"max_output_tokens": 777, "temperature": 0.25, "reasoning_effort": "low",
+                                         "context_size": 65536, "compaction_threshold_pct": 0.5,
                                          "default": True}}, f)
         env = openai_env(self, server)
         r = self.run_ow(["--prompt", "x"], env)  # the model comes from model_config.json's default
@@ -258,6 +262,10 @@ class CommandLine(RunTestCase):
         self.assertEqual(body.get("max_tokens", body.get("max_completion_tokens")), 777)
         self.assertEqual(body["temperature"], 0.25)
         self.assertEqual(body["reasoning_effort"], "low")
+        # Compaction sizes to the saved window and threshold.
+        summary = r.json("summary.json")
+        self.assertEqual(summary["context_window"], 65536)
+        self.assertEqual(summary["compaction_trigger"], 32768)
         r = self.run_ow(["--prompt", "x", "--max-output-tokens", "99", "--reasoning-effort", "high"], env, out=False)
         self.assertEqual(r.code, 0, r.stderr)
         body = server.requests()[1]["body"]
