@@ -60,8 +60,7 @@ main (int argc, char **argv)
 
   /* Without a GPU render node GTK would draw through llvmpipe: some
    * 80 MiB and a slower start for nothing cairo cannot do. */
-  if (g_getenv ("GSK_RENDERER") == NULL && !ow_web_have_render_node ())
-    g_setenv ("GSK_RENDERER", "cairo", TRUE);
+  ow_web_prefer_software ();
 
   ow_sandbox_linux_register ();
   ow_sandbox_openshell_register ();

@@ -17,6 +17,7 @@
 #include "ow-redact.h"
 #include "ow-ui-resources.h"
 #include "ow-window.h"
+#include "ow-web-module.h"
 #include "settings/ow-settings-window.h"
 
 #include "settings/ow-appearance.h"
@@ -445,6 +446,7 @@ ow_application_startup (GApplication *app)
   g_resources_register (ow_ui_get_resource ());
   g_application_set_resource_base_path (app, "/com/openworker/ui");
   G_APPLICATION_CLASS (ow_application_parent_class)->startup (app);
+  ow_web_software_settled ();
 
   gtk_window_set_default_icon_name (OW_APPLICATION_ID);
 

@@ -32,6 +32,32 @@ ow_web_have_render_node (void)
   return have == 1;
 }
 
+static gboolean set_gdk_debug;
+
+void
+ow_web_prefer_software (void)
+{
+  if (ow_web_have_render_node ())
+    return;
+  if (g_getenv ("GSK_RENDERER") == NULL)
+    g_setenv ("GSK_RENDERER", "cairo", TRUE);
+  if (g_getenv ("GDK_DEBUG") == NULL)
+    {
+      g_setenv ("GDK_DEBUG", "gl-disable", TRUE);
+      set_gdk_debug = TRUE;
+    }
+}
+
+void
+ow_web_software_settled (void)
+{
+  /* GDK read it when the display opened. GSK_RENDERER stays: GTK reads it
+   * again for every window. */
+  if (set_gdk_debug)
+    g_unsetenv ("GDK_DEBUG");
+  set_gdk_debug = FALSE;
+}
+
 /* $OW_WEB_MODULE_DIR; else the build tree for a program that runs from
  * it (tests, benchmarks, a developer's build); else the installed one. */
 static char *

@@ -78,4 +78,16 @@ const OwWebModule *ow_web_module_load_finish (GAsyncResult        *result,
 /* Whether this machine has a GPU render node (/dev/dri/renderD*). */
 gboolean           ow_web_have_render_node   (void);
 
+/* Without a render node, GL would only mean llvmpipe: Mesa and LLVM mapped
+ * into the app for nothing cairo cannot draw (some 25 MiB). Call first
+ * thing in main(): it makes GTK draw with cairo and keeps GDK off GL; the
+ * web module keeps WebKit's side of the app off EGL (its web process,
+ * which needs EGL, is not affected). Does nothing on a machine with a GPU
+ * or where the person set these variables. */
+void               ow_web_prefer_software    (void);
+/* After GTK has started: takes back what ow_web_prefer_software() put in
+ * the environment and no longer needs, so programs the agent runs do not
+ * inherit it. */
+void               ow_web_software_settled   (void);
+
 G_END_DECLS

@@ -192,12 +192,23 @@ lock_down (WebKitWebView *view, const char *allowed_prefix)
   g_signal_connect (view, "context-menu", G_CALLBACK (on_context_menu_cb), NULL);
 }
 
+/* Set while WebKit's side of the app starts without EGL (see the entry). */
+static gboolean egl_hidden;
+
 static WebKitWebView *
 web_view_new (WebKitSettings *settings, WebKitUserContentManager *content)
 {
   /* Pages of text and previews: GPU compositing buys nothing here, and
    * without a GPU it would go through llvmpipe (more memory, more time). */
   g_object_set (settings, "hardware-acceleration-policy", WEBKIT_HARDWARE_ACCELERATION_POLICY_NEVER, NULL);
+  /* The app's side has settled on no EGL by now (WebKit asks when the first
+   * settings are made); the web process, started with the first view,
+   * needs EGL and must not inherit the hiding. */
+  if (egl_hidden)
+    {
+      g_unsetenv ("__EGL_VENDOR_LIBRARY_DIRS");
+      egl_hidden = FALSE;
+    }
   return g_object_new (WEBKIT_TYPE_WEB_VIEW,
                        "web-context", web_context_get_default (),
                        "network-session", network_session_get_default (),
@@ -376,9 +387,17 @@ G_MODULE_EXPORT const OwWebModule *ow_web_module_entry (guint abi, gboolean soft
 G_MODULE_EXPORT const OwWebModule *
 ow_web_module_entry (guint abi, gboolean software)
 {
-  /* @software (no GPU render node) changes nothing yet: compositing is
-   * off on every machine. */
   if (abi != OW_WEB_MODULE_ABI)
     return NULL;
+  /* Without a GPU render node, EGL means Mesa and LLVM (~25 MiB) in this
+   * process for nothing: the views never composite on a GPU. Until the
+   * first view is made, libglvnd finds no EGL vendor here; WebKit's side of
+   * the app works without one. A person's own setting is left alone. */
+  if (software && g_getenv ("__EGL_VENDOR_LIBRARY_DIRS") == NULL
+      && g_getenv ("__EGL_VENDOR_LIBRARY_FILENAMES") == NULL)
+    {
+      g_setenv ("__EGL_VENDOR_LIBRARY_DIRS", "/nonexistent/openworker-no-egl", TRUE);
+      egl_hidden = TRUE;
+    }
   return &module;
 }
