@@ -962,9 +962,11 @@ first_real_message (JsonArray *history)
   return first != NULL && g_strcmp0 (ow_json_get_string (first, "role"), "system") == 0 ? 1 : 0;
 }
 
-/* Saves @state, adds the notice to the transcript and says so. */
+/* Saves @state, adds the notice to the transcript and says so. The notice
+ * keeps what was sent in place of the older turns, and the summarizer's
+ * token counts (@usage, or NULL), for the record. */
 static gboolean
-record_compaction (GTask *task, OwCompactionState *state, const char *text)
+record_compaction (GTask *task, OwCompactionState *state, const char *text, const OwUsage *usage)
 {
   Run *run = run_of (task);
   g_autoptr(GError) error = NULL;
@@ -982,6 +984,14 @@ record_compaction (GTask *task, OwCompactionState *state, const char *text)
       return FALSE;
     }
   notice = ow_message_json_notice ("compacted", text);
+  json_object_set_int_member (notice, "boundary", state->boundary);
+  json_object_set_boolean_member (notice, "trimmed", state->trimmed);
+  {
+    g_autofree char *block = ow_compaction_block (state);
+    json_object_set_string_member (notice, "context", block);
+  }
+  if (usage != NULL)
+    json_object_set_object_member (notice, "usage", usage_json (run->agent, usage));
   ok = append (task, notice);
   json_object_unref (notice);
   if (!ok)
@@ -1012,7 +1022,7 @@ compact_by_trimming (GTask *task)
 
       g_free (state->created_at);
       state->created_at = g_date_time_format_iso8601 (now);
-      if (!record_compaction (task, state, "Context trimmed — oldest turns dropped (summary unavailable)"))
+      if (!record_compaction (task, state, "Context trimmed — oldest turns dropped (summary unavailable)", NULL))
         return;
       call_model (task);
       return;
@@ -1043,8 +1053,13 @@ on_summary_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  report_call (run, turn != NULL ? "ok" : "error", turn, info, error, -1, -1);
-  if (turn != NULL && *g_strstrip (turn->text->str) != '\0')
+  if (turn != NULL)
+    g_strstrip (turn->text->str);
+  /* A summary is recorded with the notice that follows it. */
+  report_call (run, turn != NULL ? "ok" : "error", turn, info, error, -1,
+               turn != NULL && *turn->text->str != '\0'
+               ? (gint64) g_list_model_get_n_items (G_LIST_MODEL (agent->session)) : -1);
+  if (turn != NULL && *turn->text->str != '\0')
     {
       const OwCompactionState *prior = ow_session_get_compaction (agent->session);
       g_autoptr(OwCompactionState) state = prior != NULL ? ow_compaction_state_copy (prior)
@@ -1063,7 +1078,8 @@ on_summary_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       g_free (state->model_used);
       state->model_used = g_strdup (ow_session_get_model (agent->session));
       state->trimmed = FALSE;
-      if (record_compaction (task, state, "Context compacted — earlier turns were summarized"))
+      if (record_compaction (task, state, "Context compacted — earlier turns were summarized",
+                             turn->has_usage ? &turn->usage : NULL))
         call_model (task);
       g_object_unref (task);
       return;

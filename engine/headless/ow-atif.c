@@ -145,6 +145,53 @@ agent_step (JsonObject *msg, const OwAtifInput *input, const OwAtifCallFacts *fa
   return step;
 }
 
+/* A compaction, in ATIF 1.7's context-management convention: a system step
+ * whose observation is what replaced the older turns. The model saw, from
+ * then on, the system prompt, that text, and the steps from kept_from_step. */
+static JsonObject *
+compaction_step (JsonObject *msg, const gint64 *step_of, guint n, gint64 *tokens)
+{
+  JsonObject *step = json_object_new ();
+  JsonObject *obs = json_object_new ();
+  JsonArray *results = json_array_new ();
+  JsonObject *r = json_object_new ();
+  JsonObject *extra = json_object_new ();
+  JsonObject *cm = json_object_new ();
+  JsonObject *usage = json_object_get_object_member (msg, "usage");
+  gint64 boundary = json_object_get_int_member_with_default (msg, "boundary", 0);
+  gboolean trimmed = json_object_get_boolean_member_with_default (msg, "trimmed", FALSE);
+
+  json_object_set_string_member (step, "source", "system");
+  set_timestamp (step, msg);
+  json_object_set_string_member (step, "message", json_object_get_string_member_with_default (msg, "text", ""));
+  json_object_set_null_member (r, "source_call_id");
+  json_object_set_string_member (r, "content", json_object_get_string_member_with_default (msg, "context", ""));
+  json_array_add_object_element (results, r);
+  json_object_set_array_member (obs, "results", results);
+  json_object_set_object_member (step, "observation", obs);
+  json_object_set_string_member (cm, "type", trimmed ? "pruning" : "compaction");
+  json_object_set_string_member (cm, "boundary", "replace");
+  json_object_set_object_member (extra, "context_management", cm);
+  if (boundary > 0 && (guint64) boundary < n && step_of[boundary] > 0)
+    json_object_set_int_member (extra, "kept_from_step", step_of[boundary]);
+  if (usage != NULL)
+    {
+      JsonObject *u = json_object_new ();
+      gint64 prompt = json_object_get_int_member_with_default (usage, "input", 0)
+                      + json_object_get_int_member_with_default (usage, "cache_read", 0)
+                      + json_object_get_int_member_with_default (usage, "cache_write", 0);
+      gint64 completion = json_object_get_int_member_with_default (usage, "output", 0);
+
+      json_object_set_int_member (u, "prompt_tokens", prompt);
+      json_object_set_int_member (u, "completion_tokens", completion);
+      json_object_set_object_member (extra, "summarizer_usage", u);
+      tokens[0] += prompt;
+      tokens[1] += completion;
+    }
+  json_object_set_object_member (step, "extra", extra);
+  return step;
+}
+
 JsonObject *
 ow_atif_build (OwSession *session, const OwAtifInput *input)
 {
@@ -154,6 +201,8 @@ ow_atif_build (OwSession *session, const OwAtifInput *input)
   JsonObject *fm = json_object_new ();
   guint n = g_list_model_get_n_items (G_LIST_MODEL (session));
   gint64 tot[4] = { 0, 0, 0, 0 };  /* prompt, completion, cached, priced steps */
+  gint64 compaction_tokens[2] = { 0, 0 };  /* the summarizer's prompt and completion */
+  g_autofree gint64 *step_of = g_new0 (gint64, n + 1);  /* message index → step id (0: none) */
   double cost = 0;
   gboolean all_priced = TRUE;
   JsonObject *last_agent = NULL;
@@ -222,13 +271,17 @@ ow_atif_build (OwSession *session, const OwAtifInput *input)
           json_object_set_string_member (r, "content", json_object_get_string_member_with_default (msg, "content", ""));
           json_array_add_object_element (results, r);
         }
-      /* notices are display-only; the outcome is in the root's extra */
+      else if (g_str_equal (role, "notice")
+               && g_strcmp0 (json_object_get_string_member_with_default (msg, "kind", NULL), "compacted") == 0)
+        step = compaction_step (msg, step_of, n, compaction_tokens);
+      /* other notices are display-only; the outcome is in the root's extra */
 
       if (step != NULL)
         {
           json_object_set_int_member (step, "step_id", json_array_get_length (steps) + 1);
           json_array_add_object_element (steps, step);
         }
+      step_of[i] = json_array_get_length (steps);
     }
   json_object_set_array_member (root, "steps", steps);
 
@@ -238,6 +291,15 @@ ow_atif_build (OwSession *session, const OwAtifInput *input)
   if (tot[3] > 0 && all_priced)
     json_object_set_double_member (fm, "total_cost_usd", cost);
   json_object_set_int_member (fm, "total_steps", json_array_get_length (steps));
+  /* The summarizer's calls belong to no agent step: kept apart, so the
+   * totals stay the sums of the steps' metrics. */
+  if (compaction_tokens[0] > 0 || compaction_tokens[1] > 0)
+    {
+      JsonObject *fx = json_object_new ();
+      json_object_set_int_member (fx, "compaction_prompt_tokens", compaction_tokens[0]);
+      json_object_set_int_member (fx, "compaction_completion_tokens", compaction_tokens[1]);
+      json_object_set_object_member (fm, "extra", fx);
+    }
   json_object_set_object_member (root, "final_metrics", fm);
   if (input->extra != NULL)
     json_object_set_object_member (root, "extra", json_object_ref (input->extra));

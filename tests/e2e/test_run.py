@@ -158,6 +158,75 @@ class WireStyles(RunTestCase):
         self.check_style("vllm")
 
 
+class Compaction(RunTestCase):
+    """A history that outgrows the window is compacted mid-turn, on every wire
+    style: the summarizer's call and the compacted request are the wire's
+    own, and the record stays whole and valid."""
+
+    SCRIPT = {
+        "turns": [
+            # The reply says the context holds 200,000 tokens: above 0.8 × 128,000.
+            {"text": "Looking first.", "tool_calls": [{"id": "call_c1", "name": "run_shell",
+                                                        "arguments": {"command": "echo looked"}}],
+             "usage": {"input": 200000, "output": 20}},
+            {"text": "## Primary request and intent\nSUMMARY-OF-THE-START"},
+            {"text": "Done after compaction.", "usage": {"input": 900, "output": 8}},
+        ]
+    }
+
+    def check_style(self, style):
+        model, env_for, _, _ = STYLES[style]
+        server = self.server(self.SCRIPT)
+        r = self.run_ow(["--model", model, "--approval-mode", "bypass-approvals", "--prompt", "Look, then answer"],
+                        self.env(**env_for(server.url)))
+        self.assertEqual(r.code, 0, r.stderr)
+        reqs = server.requests()
+        self.assertEqual(len(reqs), 3)
+        summarizer = json.dumps(reqs[1]["body"])
+        self.assertIn("You condense the earlier part", summarizer)
+        self.assertIn("[user] Look, then answer", summarizer)
+        self.assertNotIn("run_shell", json.dumps(reqs[1]["body"].get("tools", [])))
+        compacted = json.dumps(reqs[2]["body"])
+        self.assertIn("<compacted-history>", compacted)
+        self.assertIn("SUMMARY-OF-THE-START", compacted)
+        self.assertIn("call_c1" if style not in ("gemini", "ollama") else "echo looked", compacted)
+
+        types = [e["type"] for e in r.lines("events.jsonl")]
+        self.assertIn("compacting", types)
+        self.assertLess(types.index("compacted"), len(types) - 1)
+        messages = r.json("messages.json")
+        self.assertIn({"role": "notice", "kind": "compacted"},
+                      [{"role": m["role"], "kind": m.get("kind")} for m in messages if m["role"] == "notice"])
+        self.assertEqual(messages[-1]["content"], "Done after compaction.")
+        traj = r.json("trajectory.json")
+        self.assertEqual(atif_check.problems(traj), [])
+        # ATIF 1.7's context-management step: what replaced the older turns,
+        # and where the kept ones start (the first agent step, with its call).
+        step = [s for s in traj["steps"] if (s.get("extra") or {}).get("context_management")][0]
+        self.assertEqual(step["source"], "system")
+        self.assertEqual(step["extra"]["context_management"], {"type": "compaction", "boundary": "replace"})
+        self.assertIn("SUMMARY-OF-THE-START", step["observation"]["results"][0]["content"])
+        kept = traj["steps"][step["extra"]["kept_from_step"] - 1]
+        self.assertEqual(kept["source"], "agent")
+        self.assertEqual(kept["tool_calls"][0]["function_name"], "run_shell")
+        self.assertEqual(r.json("summary.json")["outcome"], "completed")
+
+    def test_openai_chat(self):
+        self.check_style("openai-chat")
+
+    def test_openai_responses(self):
+        self.check_style("openai-responses")
+
+    def test_anthropic(self):
+        self.check_style("anthropic")
+
+    def test_gemini(self):
+        self.check_style("gemini")
+
+    def test_ollama(self):
+        self.check_style("ollama")
+
+
 def openai_env(test, server):
     return test.env(OPENAI_BASE_URL=server.url + "/v1", OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"])
 

@@ -131,7 +131,7 @@ class Stream(ClientTestCase):
         r = self.wsc("/ws/session/busy", send=[
             {"on": {"type": "ready"}, "frame": {"type": "user_message", "text": "one"}},
             {"on": {"type": "turn_start"}, "frame": {"type": "user_message", "text": "two"}},
-        ], until={"type": "turn_done"})
+        ], until=[{"type": "turn_done"}, {"type": "input_rejected"}])
         rejected = [f for f in r["frames"] if f["type"] == "input_rejected"]
         self.assertEqual(len(rejected), 1, r["frames"])
         self.assertIn("already running a turn", rejected[0]["data"]["error"])
@@ -236,7 +236,8 @@ class Approvals(ClientTestCase):
             {"on": {"type": "ready"}, "frame": {"type": "user_message", "text": "write it"}},
             {"on": {"type": "permission_required"}, "frame": {"type": "approval", "decision": "once"}},
             {"on": {"type": "approval_resolved"}, "frame": {"type": "approval", "decision": "deny"}},
-        ], until={"type": "turn_done"}, timeout_ms=30000)
+        # The rejection of the late answer and the turn's end race each other.
+        ], until=[{"type": "turn_done"}, {"type": "input_rejected"}], timeout_ms=30000)
         t.join()
         types = [f["type"] for f in r["frames"]]
         self.assertIn("permission_required", types)

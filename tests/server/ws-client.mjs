@@ -60,7 +60,8 @@ ws.on('message', (data) => {
   if (plan.close_after_seq !== undefined && frame.seq === plan.close_after_seq) return finish(ws);
   if (plan.until_last_seq && frame.type === 'ready') lastSeq = frame.data.last_seq ?? 0;
   if (plan.until_last_seq && lastSeq !== null && (frame.seq ?? 0) >= lastSeq) return finish(ws);
-  if (plan.until && frame.type === plan.until.type && seenOfType[frame.type] >= (plan.until.count ?? 1)) return finish(ws);
+  const untils = plan.until ? (Array.isArray(plan.until) ? plan.until : [plan.until]) : [];
+  if (untils.length > 0 && untils.every((u) => (seenOfType[u.type] ?? 0) >= (u.count ?? 1))) return finish(ws);
   fire(frame);
 });
 ws.on('unexpected-response', (req, res) => { out.error = `unexpected-response ${res.statusCode}`; finish(ws); });
