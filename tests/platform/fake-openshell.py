@@ -148,7 +148,10 @@ def start_container(name, box):
         script += [make, f'mount --bind "{src}" "$R{dst}"']
         if m.get("read_only"):
             script += [f'mount -o remount,bind,ro "$R{dst}"']
-    script += [f'exec {CHROOT} "$R" "$@"']
+    # Ready only once every mount is in place, as a real sandbox is: a
+    # `sandbox exec` that came sooner would find an empty root (exit 127).
+    ready = os.path.join(STATE, name + ".ready")
+    script += [f': > "{ready}"', f'exec {CHROOT} "$R" "$@"']
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
     for e in box["env"]:
         k, _, v = e.partition("=")
@@ -160,6 +163,9 @@ def start_container(name, box):
     box["pid"] = proc.pid
     box["root"] = root
     box["env_map"] = env
+    deadline = time.monotonic() + 30
+    while not os.path.exists(ready) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def cmd_create(args):
@@ -245,6 +251,10 @@ def cmd_delete(args):
                 pass
         os.remove(box_path(name))
         shutil.rmtree(os.path.join(STATE, "roots", name), ignore_errors=True)
+        try:
+            os.remove(os.path.join(STATE, name + ".ready"))
+        except FileNotFoundError:
+            pass
         print(f"Deleted sandbox {name}")
 
 
