@@ -392,6 +392,7 @@ static void iterate (GTask *task);
 static void call_model (GTask *task);
 static void next_call (GTask *task);
 static void start_compaction (GTask *task, gboolean forced);
+static void request_summary (GTask *task);
 
 static Run *
 run_of (GTask *task)
@@ -954,14 +955,6 @@ compaction_due (OwAgent *agent)
   return context_signal (agent) >= ow_agent_get_compaction_trigger (agent);
 }
 
-static guint
-first_real_message (JsonArray *history)
-{
-  JsonObject *first = json_array_get_length (history) > 0 ? json_array_get_object_element (history, 0) : NULL;
-
-  return first != NULL && g_strcmp0 (ow_json_get_string (first, "role"), "system") == 0 ? 1 : 0;
-}
-
 /* Saves @state, adds the notice to the transcript and says so. The notice
  * keeps what was sent in place of the older turns, and the summarizer's
  * token counts (@usage, or NULL), for the record. */
@@ -1065,14 +1058,15 @@ on_summary_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       g_autoptr(OwCompactionState) state = prior != NULL ? ow_compaction_state_copy (prior)
                                                          : ow_compaction_state_new ();
       g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-      guint from = prior != NULL ? prior->boundary : first_real_message (history);
+      guint from = ow_compaction_span_start (history, prior);
 
       ow_compaction_add_user_messages (state, history, from, run->compact_boundary);
       state->boundary = run->compact_boundary;
       g_free (state->summary);
       state->summary = g_strdup (turn->text->str);
       g_free (state->working_state);
-      state->working_state = ow_compaction_working_state (history, first_real_message (history), state->boundary);
+      state->working_state = ow_compaction_working_state (history, ow_compaction_span_start (history, NULL),
+                                                          state->boundary);
       g_free (state->created_at);
       state->created_at = g_date_time_format_iso8601 (now);
       g_free (state->model_used);
@@ -1086,14 +1080,16 @@ on_summary_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   /* One more try, then trimming. */
   if (++run->compact_failures < 2)
-    start_compaction (task, run->compact_forced);
+    request_summary (task);
   else
     compact_by_trimming (task);
   g_object_unref (task);
 }
 
+/* Asks the model for a summary of the turns before the boundary this
+ * compaction needs (run->compact_forced: the model refused the context). */
 static void
-start_compaction (GTask *task, gboolean forced)
+request_summary (GTask *task)
 {
   Run *run = run_of (task);
   OwAgent *agent = run->agent;
@@ -1107,11 +1103,8 @@ start_compaction (GTask *task, gboolean forced)
   OwModelRequest req;
   guint boundary;
 
-  if (forced != run->compact_forced)
-    run->compact_failures = 0;
-  run->compact_forced = forced;
   /* The model refused what was sent: keep a quarter of that at most. */
-  if (forced)
+  if (run->compact_forced)
     keep = MIN (keep, ow_compaction_estimate_tokens (outbound) / 4);
   boundary = ow_compaction_pick_boundary (history, prior != NULL ? prior->boundary : 0, keep);
   if (boundary == 0)
@@ -1122,8 +1115,8 @@ start_compaction (GTask *task, gboolean forced)
   if (run->compact_failures == 0)
     emit (run, "compacting", json_object_new ());
 
-  span = ow_compaction_render_span (history, prior != NULL ? prior->boundary : first_real_message (history),
-                                    boundary, prior != NULL ? prior->summary : NULL);
+  span = ow_compaction_render_span (history, ow_compaction_span_start (history, prior), boundary,
+                                    prior != NULL ? prior->summary : NULL);
   msg = json_object_new ();
   json_object_set_string_member (msg, "role", "system");
   json_object_set_string_member (msg, "content", ow_compaction_summary_prompt);
@@ -1146,6 +1139,16 @@ start_compaction (GTask *task, gboolean forced)
   run->call_started_ms = g_get_real_time () / 1000;
   ow_provider_complete_async (agent->provider, &req, NULL, NULL, run->cancellable, on_summary_cb,
                               g_object_ref (task));
+}
+
+static void
+start_compaction (GTask *task, gboolean forced)
+{
+  Run *run = run_of (task);
+
+  run->compact_forced = forced;
+  run->compact_failures = 0;
+  request_summary (task);
 }
 
 static void

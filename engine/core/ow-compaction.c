@@ -170,6 +170,12 @@ first_real (JsonArray *history)
 }
 
 guint
+ow_compaction_span_start (JsonArray *history, const OwCompactionState *prior)
+{
+  return prior != NULL && prior->boundary > 0 ? prior->boundary : first_real (history);
+}
+
+guint
 ow_compaction_pick_boundary (JsonArray *history, guint prior, gint64 keep_tokens)
 {
   guint n = json_array_get_length (history);
@@ -501,7 +507,7 @@ gboolean
 ow_compaction_trim (OwCompactionState *state, JsonArray *history)
 {
   guint n = json_array_get_length (history);
-  guint from = MAX (state->boundary, first_real (history));
+  guint from = ow_compaction_span_start (history, state);
   guint step = MAX (1, (guint) ((n - MIN (from, n)) * TRIM_FRACTION));
   guint at = from + step;
   g_autofree char *summary = NULL;

@@ -47,6 +47,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (OwCompactionState, ow_compaction_state_free)
  * 10,000–2,000,000 (≤ 0: the default). */
 gint64  ow_compaction_trigger          (gint64 window, double threshold, gint64 cap);
 
+/* Where the next span to summarize starts: @prior's boundary, else the
+ * first message after the system prompt. */
+guint   ow_compaction_span_start       (JsonArray *history, const OwCompactionState *prior);
+
 /* A rough token count: a quarter of each message's JSON length. */
 gint64  ow_compaction_estimate_tokens  (JsonArray *messages);
 
