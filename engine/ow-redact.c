@@ -182,28 +182,26 @@ match_token (const char *p, const char *start)
   return 0;
 }
 
-/* Replaces every registered value in @s. */
-static void
-replace_registered (GString *s)
+/* A copy of @text with every registered value replaced, or NULL when it
+ * holds none: most texts do not, and are then scanned where they are. */
+static GString *
+replace_registered (const char *text)
 {
+  GString *s = NULL;
+
   g_mutex_lock (&secrets_lock);
   for (guint i = 0; secrets != NULL && i < secrets->len; i++)
-    g_string_replace (s, g_ptr_array_index (secrets, i), "[redacted]", 0);
-  g_mutex_unlock (&secrets_lock);
-}
+    {
+      const char *secret = g_ptr_array_index (secrets, i);
 
-/* Whether @text holds a registered value at all: most texts do not, and
- * then they are scanned where they are instead of copied first. */
-static gboolean
-holds_registered (const char *text)
-{
-  gboolean found = FALSE;
-
-  g_mutex_lock (&secrets_lock);
-  for (guint i = 0; secrets != NULL && i < secrets->len && !found; i++)
-    found = strstr (text, g_ptr_array_index (secrets, i)) != NULL;
+      if (strstr (s != NULL ? s->str : text, secret) == NULL)
+        continue;
+      if (s == NULL)
+        s = g_string_new (text);
+      g_string_replace (s, secret, "[redacted]", 0);
+    }
   g_mutex_unlock (&secrets_lock);
-  return found;
+  return s;
 }
 
 char *
@@ -213,9 +211,8 @@ ow_redact_registered (const char *text)
 
   if (text == NULL)
     return NULL;
-  s = g_string_new (text);
-  replace_registered (s);
-  return g_string_free (s, FALSE);
+  s = replace_registered (text);
+  return s != NULL ? g_string_free (s, FALSE) : g_strdup (text);
 }
 
 char *
@@ -228,13 +225,8 @@ ow_redact (const char *text)
 
   if (text == NULL)
     return NULL;
-  src = text;
-  if (holds_registered (text))
-    {
-      replaced = g_string_new (text);
-      replace_registered (replaced);
-      src = replaced->str;
-    }
+  replaced = replace_registered (text);
+  src = replaced != NULL ? replaced->str : text;
 
   out = g_string_sized_new (strlen (src));
   for (p = src; *p != '\0';)
