@@ -49,6 +49,17 @@ STYLES = {
 }
 
 
+def for_each_style(*styles):
+    """Gives a test case one test_<style> method per wire style, each running
+    its check_style(style)."""
+    def add(cls):
+        for style in styles:
+            setattr(cls, "test_" + style.replace("-", "_"), lambda self, s=style: self.check_style(s))
+        return cls
+    return add
+
+
+@for_each_style("openai-chat", "openai-responses", "anthropic", "gemini", "ollama", "vllm")
 class WireStyles(RunTestCase):
     """One task with a tool call, for every provider style."""
 
@@ -139,25 +150,8 @@ class WireStyles(RunTestCase):
         for key in TEST_KEYS.values():
             self.assertNotIn(key, text)
 
-    def test_openai_chat(self):
-        self.check_style("openai-chat")
 
-    def test_openai_responses(self):
-        self.check_style("openai-responses")
-
-    def test_anthropic(self):
-        self.check_style("anthropic")
-
-    def test_gemini(self):
-        self.check_style("gemini")
-
-    def test_ollama(self):
-        self.check_style("ollama")
-
-    def test_vllm(self):
-        self.check_style("vllm")
-
-
+@for_each_style("openai-chat", "openai-responses", "anthropic", "gemini", "ollama")
 class Compaction(RunTestCase):
     """A history that outgrows the window is compacted mid-turn, on every wire
     style: the summarizer's call and the compacted request are the wire's
@@ -210,21 +204,6 @@ class Compaction(RunTestCase):
         self.assertEqual(kept["source"], "agent")
         self.assertEqual(kept["tool_calls"][0]["function_name"], "run_shell")
         self.assertEqual(r.json("summary.json")["outcome"], "completed")
-
-    def test_openai_chat(self):
-        self.check_style("openai-chat")
-
-    def test_openai_responses(self):
-        self.check_style("openai-responses")
-
-    def test_anthropic(self):
-        self.check_style("anthropic")
-
-    def test_gemini(self):
-        self.check_style("gemini")
-
-    def test_ollama(self):
-        self.check_style("ollama")
 
 
 def openai_env(test, server):

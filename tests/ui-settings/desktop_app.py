@@ -30,12 +30,16 @@ def fail(message):
     sys.exit(1)
 
 
-def wait_for(what, check, timeout=30.0, interval=0.1):
+def wait_for(what, check, timeout=30.0, interval=0.1, between=None):
+    """check()'s first true value, asked every @interval seconds; @between
+    (optional) runs before each wait, e.g. one turn of a main loop."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = check()
         if value:
             return value
+        if between is not None:
+            between()
         time.sleep(interval)
     fail(f"timed out waiting for {what}")
 

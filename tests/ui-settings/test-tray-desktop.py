@@ -15,7 +15,6 @@ the process, with status 0.
 import os
 import re
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import desktop_app as d  # noqa: E402
@@ -67,14 +66,7 @@ class Watcher:
 
     def spin_until(self, what, check, timeout=30.0):
         ctx = GLib.MainContext.default()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            value = check()
-            if value:
-                return value
-            ctx.iteration(False)
-            time.sleep(0.02)
-        d.fail(f"timed out waiting for {what}")
+        return d.wait_for(what, check, timeout, interval=0.02, between=lambda: ctx.iteration(False))
 
     def call(self, dest, path, iface, method, params, reply):
         result = []
