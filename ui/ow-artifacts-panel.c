@@ -329,8 +329,7 @@ ow_artifacts_panel_refresh (OwArtifactsPanel *self)
         g_ptr_array_add (w->roots, real);
     }
   {
-    g_autofree char *base = ow_context_dup_scratch_dir (ctx);
-    g_autofree char *dir = g_build_filename (base, self->session_id, NULL);
+    g_autofree char *dir = ow_context_dup_session_scratch (ctx, self->session_id);
     w->scratch = resolve_dir (dir);
     if (w->scratch != NULL)
       g_ptr_array_add (w->roots, g_strdup (w->scratch));

@@ -94,12 +94,7 @@ header (OwSessionList *self, const char *key, const char *title)
 static gboolean
 is_temporary (OwSessionList *self, const char *workspace)
 {
-  OwContext *ctx = ow_session_host_get_context (self->host);
-  g_autofree char *scratch = ow_context_dup_scratch_dir (ctx);
-
-  if (workspace == NULL)
-    return TRUE;
-  return g_str_has_prefix (workspace, scratch);
+  return workspace == NULL || ow_context_is_scratch (ow_session_host_get_context (self->host), workspace);
 }
 
 static gboolean

@@ -85,7 +85,6 @@ refresh_heading (OwSessionView *self)
   OwSessionListRow *l;
   g_autofree char *title = NULL;
   g_autofree char *subtitle = NULL;
-  g_autofree char *scratch = NULL;
 
   if (self->session_id == NULL)
     {
@@ -97,11 +96,11 @@ refresh_heading (OwSessionView *self)
   if (rows == NULL || rows->len == 0)
     return;
   l = g_ptr_array_index (rows, 0);
-  scratch = ow_context_dup_scratch_dir (ow_session_host_get_context (self->host));
   title = ow_format_session_title (l->row->title, l->auto_title, l->renamed, l->first_text);
   subtitle = ow_format_session_subtitle (l->row->coworker, l->row->workspace,
                                          l->row->workspace == NULL
-                                           || (scratch != NULL && g_str_has_prefix (l->row->workspace, scratch)));
+                                           || ow_context_is_scratch (ow_session_host_get_context (self->host),
+                                                                     l->row->workspace));
   set_heading (self, title, subtitle);
 }
 

@@ -3,6 +3,8 @@
 
 #include "core/ow-context.h"
 
+#include <string.h>
+
 #include "ow-error.h"
 #include "ow-json.h"
 
@@ -166,6 +168,23 @@ ow_context_reload_config (OwContext *self, GError **error)
   self->config = fresh;
   g_signal_emit (self, signals[SIGNAL_CONFIG_CHANGED], 0);
   return TRUE;
+}
+
+char *
+ow_context_dup_session_scratch (OwContext *self, const char *session_id)
+{
+  g_autofree char *base = ow_context_dup_scratch_dir (self);
+
+  return g_build_filename (base, session_id, NULL);
+}
+
+gboolean
+ow_context_is_scratch (OwContext *self, const char *path)
+{
+  g_autofree char *base = ow_context_dup_scratch_dir (self);
+  gsize n = strlen (base);
+
+  return path != NULL && strncmp (path, base, n) == 0 && (path[n] == '\0' || path[n] == G_DIR_SEPARATOR);
 }
 
 char *

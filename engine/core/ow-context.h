@@ -53,6 +53,11 @@ gboolean      ow_context_reload_config  (OwContext *self, GError **error);
  * `scratch_dir` (an absolute path or one under "~/"), else the scratch
  * base of OwPaths (~/OpenWorker). Transfer full. */
 char         *ow_context_dup_scratch_dir (OwContext *self);
+/* The scratch folder of session @session_id: the scratch base's
+ * <session_id> (not created here). Transfer full. */
+char         *ow_context_dup_session_scratch (OwContext *self, const char *session_id);
+/* Whether @path is a scratch folder: the scratch base or inside it. */
+gboolean      ow_context_is_scratch      (OwContext *self, const char *path);
 
 /* The model to use when none is named: OPENWORKER_MODEL, else config
  * `model`; NULL when neither is set. */

@@ -303,9 +303,7 @@ ow_session_host_create (OwSessionHost *self, const OwSessionSpec *spec, GError *
   if (s.workspace == NULL)
     {
       /* A session without a folder works in a scratch folder of its own. */
-      g_autofree char *base = ow_context_dup_scratch_dir (self->ctx);
-
-      scratch = g_build_filename (base, id, NULL);
+      scratch = ow_context_dup_session_scratch (self->ctx, id);
       if (g_mkdir_with_parents (scratch, 0700) != 0)
         {
           g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "Could not create %s: %s", scratch,

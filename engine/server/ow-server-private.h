@@ -81,7 +81,8 @@ struct _OwServer
   char          *token;
   char          *default_workspace;
   char          *web_dir;          /* NULL = compiled-in resources */
-  char          *scratch_dir;      /* <state>/scratch, as named and as resolved (when it differs) */
+  char          *scratch_dir;      /* the scratch base at start (ow_context_dup_scratch_dir), as named
+                                    * and as resolved (when it differs) */
   char          *scratch_real;
   GPtrArray     *extra_origins;    /* char*, NULL-terminated for the guard */
   GHashTable    *watchers;         /* session id → GPtrArray of OwWsClient* (borrowed) */

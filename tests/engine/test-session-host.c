@@ -249,6 +249,17 @@ test_scratch_folder_is_writable (Fixture *f, gconstpointer data)
   g_assert_true (g_str_has_prefix (scratch, f->paths->scratch_dir));
   g_assert_false (g_str_has_prefix (scratch, f->paths->state_dir));
   g_assert_false (g_str_has_prefix (scratch, f->paths->config_dir));
+  /* The context names it and recognises it; a sibling that merely starts
+   * with the same letters is not one. */
+  {
+    g_autofree char *named = ow_context_dup_session_scratch (f->ctx, id);
+    g_autofree char *sibling = g_strconcat (f->paths->scratch_dir, "-other", G_DIR_SEPARATOR_S, "x", NULL);
+
+    g_assert_cmpstr (named, ==, scratch);
+    g_assert_true (ow_context_is_scratch (f->ctx, scratch));
+    g_assert_false (ow_context_is_scratch (f->ctx, sibling));
+    g_assert_false (ow_context_is_scratch (f->ctx, f->paths->state_dir));
+  }
 
   g_assert_true (ow_session_host_send (f->host, id, "write", NULL, &error));
   g_assert_no_error (error);
