@@ -29,6 +29,7 @@
 #include "providers/ow-provider-catalog.h"
 #include "policy/ow-policy.h"
 #include "policy/ow-reviewer.h"
+#include "policy/ow-safety.h"
 #include "sandbox/ow-session-sandbox.h"
 #include "store/ow-model-config.h"
 #include "tools/ow-web-tools.h"
@@ -373,7 +374,11 @@ static gboolean
 ensure_sandbox (Live *live, GError **error)
 {
   OwSessionHost *self = live->host;
+  g_auto(GStrv) protected_names = ow_safety_protected_names ();
+  g_auto(GStrv) credential_paths = ow_safety_credential_paths (g_get_home_dir ());
   OwSessionSandboxOptions options = {
+    .protected_names = (const char *const *) protected_names,
+    .credential_paths = (const char *const *) credential_paths,
     .config = ow_context_get_config (self->ctx),
     .paths = ow_context_get_paths (self->ctx),
     .session_id = ow_session_get_id (live->session),

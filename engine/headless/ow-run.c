@@ -28,6 +28,7 @@
 #include "ow-redact.h"
 #include "store/ow-model-config.h"
 #include "policy/ow-inbox.h"
+#include "policy/ow-safety.h"
 #include "sandbox/ow-session-sandbox.h"
 #include "tools/ow-web-tools.h"
 
@@ -873,7 +874,11 @@ run (Run *r)
   /* Where the tools run: the machine's sandbox_provider decides (a
    * project's config cannot). A wall that cannot be proved refuses the run. */
   {
+    g_auto(GStrv) protected_names = ow_safety_protected_names ();
+    g_auto(GStrv) credential_paths = ow_safety_credential_paths (g_get_home_dir ());
     OwSessionSandboxOptions so = {
+      .protected_names = (const char *const *) protected_names,
+      .credential_paths = (const char *const *) credential_paths,
       .config = ow_context_get_config (ctx),
       .paths = ow_context_get_paths (ctx),
       .session_id = ow_session_get_id (session),

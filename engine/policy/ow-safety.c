@@ -4871,3 +4871,62 @@ ow_safety_check_tool_parsed (const OwSafetyContext *ctx,
     }
   check_clear (&c);
 }
+
+/* ---- What the command guard enforces (ow-executor.h) ------------------- */
+
+static char *
+place_path (const Place *place)
+{
+  g_autoptr(GString) path = g_string_new (NULL);
+
+  for (guint i = 0; place->parts[i] != NULL; i++)
+    {
+      if (i > 0)
+        g_string_append_c (path, '/');
+      g_string_append (path, place->parts[i]);
+    }
+  return g_string_free (g_steal_pointer (&path), FALSE);
+}
+
+static void
+add_places (GPtrArray *out, const Place *places, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    g_ptr_array_add (out, place_path (&places[i]));
+}
+
+GStrv
+ow_safety_protected_names (void)
+{
+  GPtrArray *out = g_ptr_array_new ();
+
+  /* .git is the guard's own business (it follows .git files and
+   * worktrees); these are the rest of the protected files, relative to
+   * any folder the session may write. The shell's and the login's files
+   * matter when that folder is a home. */
+  add_places (out, hook_places, G_N_ELEMENTS (hook_places));
+  add_places (out, ci_places, G_N_ELEMENTS (ci_places));
+  add_places (out, shell_places, G_N_ELEMENTS (shell_places));
+  add_places (out, persistent_places, G_N_ELEMENTS (persistent_places));
+  g_ptr_array_add (out, g_strdup (".openworker"));
+  g_ptr_array_add (out, NULL);
+  return (GStrv) g_ptr_array_free (out, FALSE);
+}
+
+GStrv
+ow_safety_credential_paths (const char *home)
+{
+  GPtrArray *out = g_ptr_array_new ();
+
+  for (gsize i = 0; i < G_N_ELEMENTS (credential_places); i++)
+    {
+      g_autofree char *rel = place_path (&credential_places[i]);
+      g_ptr_array_add (out, g_build_filename (home, rel, NULL));
+    }
+  /* Whole folders where the files above live beside other secrets. */
+  g_ptr_array_add (out, g_build_filename (home, ".docker", NULL));
+  g_ptr_array_add (out, g_build_filename (home, ".kube", NULL));
+  g_ptr_array_add (out, g_build_filename (home, ".config", "gh", NULL));
+  g_ptr_array_add (out, NULL);
+  return (GStrv) g_ptr_array_free (out, FALSE);
+}

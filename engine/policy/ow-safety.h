@@ -92,4 +92,11 @@ void ow_safety_check_tool_parsed (const OwSafetyContext *ctx,
  * resolved against ctx->cwd, so later execution of them is caught. */
 GStrv ow_safety_downloads_of (const OwSafetyContext *ctx, const char *command);
 
+/* The protected files the command guard keeps read-only inside every
+ * writable folder, as paths relative to it (the same places the checks
+ * name). NULL-terminated; free with g_strfreev. */
+GStrv ow_safety_protected_names  (void);
+/* The credential files and folders under @home that commands must not see. */
+GStrv ow_safety_credential_paths (const char *home);
+
 G_END_DECLS

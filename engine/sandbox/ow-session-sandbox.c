@@ -76,6 +76,37 @@ persist_site_cb (const char *entry, gpointer user_data, GError **error)
   return ow_config_file_add_to_list (config_path, "sandbox_network_hosts", entry, error);
 }
 
+/* Direct sessions: every command in the guard. Hidden: OpenWorker's own
+ * folders (database, audit trail, token, sockets, config with its sealed
+ * secrets), the keyring and its sockets, the session bus (the Secret
+ * Service answers there), and the credential folders. */
+static void
+guard_direct (OwSessionSandbox *self, const OwSessionSandboxOptions *options)
+{
+  g_autoptr(GPtrArray) hidden = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *cache = g_build_filename (g_get_user_cache_dir (), "openworker", "tool-cache", NULL);
+  const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
+  OwGuardOptions guard = { 0 };
+
+  g_ptr_array_add (hidden, g_strdup (self->paths->config_dir));
+  g_ptr_array_add (hidden, g_strdup (self->paths->state_dir));
+  g_ptr_array_add (hidden, g_strdup (self->paths->runtime_dir));
+  g_ptr_array_add (hidden, g_build_filename (g_get_user_data_dir (), "keyrings", NULL));
+  if (runtime != NULL && runtime[0] == '/')
+    {
+      g_ptr_array_add (hidden, g_build_filename (runtime, "keyring", NULL));
+      g_ptr_array_add (hidden, g_build_filename (runtime, "bus", NULL));
+      g_ptr_array_add (hidden, g_build_filename (runtime, "gnupg", NULL));
+    }
+  for (guint i = 0; options->credential_paths != NULL && options->credential_paths[i] != NULL; i++)
+    g_ptr_array_add (hidden, g_strdup (options->credential_paths[i]));
+  g_ptr_array_add (hidden, NULL);
+  guard.hidden = (const char *const *) hidden->pdata;
+  guard.protected_names = options->protected_names;
+  guard.cache_dir = cache;
+  ow_executor_direct_set_guard (OW_EXECUTOR_DIRECT (self->inner), &guard);
+}
+
 OwSessionSandbox *
 ow_session_sandbox_new (const OwSessionSandboxOptions *options, GError **error)
 {
@@ -130,6 +161,7 @@ ow_session_sandbox_new (const OwSessionSandboxOptions *options, GError **error)
     {
       self->inner = ow_executor_direct_new (options->cwd);
       ow_executor_set_roots (self->inner, self->roots);
+      guard_direct (self, options);
       self->skipped = g_ptr_array_new_with_free_func (g_free);
       return g_steal_pointer (&self);
     }

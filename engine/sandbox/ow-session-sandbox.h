@@ -35,6 +35,12 @@ typedef struct {
   const char *const *extra_sites;   /* sites for this run only (--allow-site), or NULL */
   const char        *runner_path;   /* openworker-tool-runner; NULL = next to this program or on PATH */
   gboolean           isolated;      /* --isolated: no machine config, direct */
+  /* What the command guard keeps read-only and hides (direct sessions);
+   * from the safety checks (ow_safety_protected_names and
+   * ow_safety_credential_paths), so the parser and the kernel name the
+   * same places. NULL: nothing beyond OwPaths' folders. */
+  const char *const *protected_names;
+  const char *const *credential_paths;
 } OwSessionSandboxOptions;
 
 #define OW_TYPE_SESSION_SANDBOX (ow_session_sandbox_get_type ())

@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "ow-files.h"
 #include "ow-redact.h"
 #include "tools/body/ow-tb.h"
 
@@ -134,7 +135,19 @@ struct _OwExecutorDirect
   GPtrArray *roots;       /* OwRoot* (owned copies) */
   OwTbShell *shell;       /* the session's persistent shell (owned) */
   char     **envp;        /* the shell's environment (owned) */
+
+  /* The command guard (NULL options: not asked for). */
+  gboolean   guarded;     /* ow_executor_direct_set_guard was called */
+  gboolean   guard_off;   /* dangerously-bypass-approvals: commands run unguarded */
+  char     **hidden;      /* OwGuardOptions, copied */
+  char     **protected_names;
+  char      *cache_dir;
+  char      *tmp_dir;     /* the private /tmp's host folder (owned; removed at the end) */
+  char      *enforcement; /* what get_enforcement says (owned) */
+  void      *guard;       /* the shell's guard (borrowed: the shell owns it), or NULL */
 };
+
+static const OwTbGuardImpl *guard_impl;
 
 static void executor_iface_init (OwExecutorInterface *iface);
 
@@ -154,6 +167,69 @@ call_free (Call *call)
   g_free (call);
 }
 
+/* Builds the guard for the current roots and hands it to the shell. When
+ * the guard cannot be built, commands run without it and every surface
+ * says so (get_enforcement), never silently. */
+static void
+rebuild_guard (OwExecutorDirect *self, const char *why)
+{
+  g_autoptr(GPtrArray) writable = g_ptr_array_new ();
+  g_autofree char *reason = NULL;
+  char err[512] = "";
+  void *guard = NULL;
+
+  g_clear_pointer (&self->enforcement, g_free);
+  self->guard = NULL;
+  if (self->guard_off)
+    {
+      ow_tb_shell_set_guard (self->shell, NULL, NULL, NULL, "the guard was switched off "
+                             "(dangerously-bypass-approvals)");
+      self->enforcement = g_strdup ("none (direct, guard off by dangerously-bypass-approvals)");
+      return;
+    }
+  if (!ow_executor_guard_status (&reason))
+    {
+      self->enforcement = g_strdup_printf ("parser only (direct; the command guard is unavailable: %s)",
+                                           reason);
+      return;
+    }
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; i < self->roots->len; i++)
+    {
+      OwRoot *r = g_ptr_array_index (self->roots, i);
+      if (r->writable)
+        g_ptr_array_add (writable, g_strdup (r->path));
+    }
+  g_mutex_unlock (&self->lock);
+  g_ptr_array_set_free_func (writable, g_free);
+  g_ptr_array_add (writable, NULL);
+  if (self->tmp_dir == NULL)
+    self->tmp_dir = g_dir_make_tmp ("openworker-tmp-XXXXXX", NULL);
+  {
+    OwTbGuardSpec spec = {
+      .writable = (const char *const *) writable->pdata,
+      .hidden = (const char *const *) self->hidden,
+      .protected_names = (const char *const *) self->protected_names,
+      .tmp_dir = self->tmp_dir,
+      .cache_dir = self->cache_dir,
+    };
+    guard = guard_impl->create (&spec, err, sizeof err);
+  }
+  if (guard == NULL)
+    {
+      self->enforcement = g_strdup_printf ("parser only (direct; the command guard could not be built: %s)",
+                                           err);
+      return;
+    }
+  {
+    const char *set[] = { "TMPDIR=/tmp", NULL };
+    ow_tb_shell_setenv (self->shell, set);
+  }
+  ow_tb_shell_set_guard (self->shell, guard_impl->enter, guard, guard_impl->destroy, why);
+  self->guard = guard;
+  self->enforcement = g_strdup_printf ("%s (direct)", guard_impl->describe ());
+}
+
 static void
 direct_set_roots (OwExecutor *executor, GPtrArray *roots)
 {
@@ -169,6 +245,9 @@ direct_set_roots (OwExecutor *executor, GPtrArray *roots)
   g_ptr_array_unref (self->roots);
   self->roots = copy;
   g_mutex_unlock (&self->lock);
+  if (self->guarded)
+    rebuild_guard (self, "the session's folders changed, so the shell was restarted inside a guard for "
+                         "the new folders");
 }
 
 static gboolean
@@ -235,6 +314,14 @@ direct_execute_async (OwExecutor         *executor,
 
   call->tool = g_strdup (tool);
   call->args = g_strdup (args_text);
+  {
+    OwExecutorDirect *self = OW_EXECUTOR_DIRECT (executor);
+
+    /* On the main thread, where the guard is changed. */
+    if (self->guard != NULL && guard_impl->stale (self->guard))
+      rebuild_guard (self, "a protected file was replaced from outside the session, so the shell was "
+                           "restarted inside a new guard");
+  }
   g_task_set_source_tag (task, direct_execute_async);
   g_task_set_task_data (task, call, (GDestroyNotify) call_free);
   /* The body itself watches the cancellable; a task cancelled before it
@@ -252,7 +339,9 @@ direct_execute_finish (OwExecutor *executor, GAsyncResult *result, GError **erro
 static const char *
 direct_get_enforcement (OwExecutor *executor)
 {
-  return "none (direct)";
+  OwExecutorDirect *self = OW_EXECUTOR_DIRECT (executor);
+
+  return self->enforcement != NULL ? self->enforcement : "none (direct)";
 }
 
 static void
@@ -273,6 +362,17 @@ ow_executor_direct_finalize (GObject *object)
   g_clear_pointer (&self->shell, ow_tb_shell_free);
   g_ptr_array_unref (self->roots);
   g_strfreev (self->envp);
+  g_strfreev (self->hidden);
+  g_strfreev (self->protected_names);
+  g_free (self->cache_dir);
+  g_free (self->enforcement);
+  if (self->tmp_dir != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+      if (!ow_remove_tree (self->tmp_dir, &error))
+        g_debug ("the private /tmp %s stays: %s", self->tmp_dir, error->message);
+      g_free (self->tmp_dir);
+    }
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (ow_executor_direct_parent_class)->finalize (object);
 }
@@ -297,5 +397,82 @@ ow_executor_direct_new (const char *cwd)
 
   self->envp = ow_tool_environment (NULL);
   self->shell = ow_tb_shell_new (cwd, (const char *const *) self->envp);
+  {
+    /* Every command carries the marker, so the CLI's authority verbs can
+     * refuse a caller that is a session's own command. */
+    const char *set[] = { OW_SESSION_COMMAND_ENV "=1", NULL };
+    ow_tb_shell_setenv (self->shell, set);
+  }
   return OW_EXECUTOR (self);
+}
+
+void
+ow_executor_set_guard_impl (const OwTbGuardImpl *impl)
+{
+  guard_impl = impl;
+}
+
+gboolean
+ow_executor_guard_status (char **text)
+{
+  char why[512] = "";
+
+  if (guard_impl == NULL)
+    {
+      if (text != NULL)
+        *text = g_strdup ("this build has no command guard for this operating system");
+      return FALSE;
+    }
+  if (!guard_impl->available (why, sizeof why))
+    {
+      if (text != NULL)
+        *text = g_strdup (why);
+      return FALSE;
+    }
+  if (text != NULL)
+    *text = g_strdup (guard_impl->describe ());
+  return TRUE;
+}
+
+void
+ow_executor_direct_set_guard (OwExecutorDirect *self, const OwGuardOptions *options)
+{
+  g_return_if_fail (OW_IS_EXECUTOR_DIRECT (self));
+
+  self->guarded = TRUE;
+  g_strfreev (self->hidden);
+  g_strfreev (self->protected_names);
+  g_free (self->cache_dir);
+  self->hidden = g_strdupv ((char **) options->hidden);
+  self->protected_names = g_strdupv ((char **) options->protected_names);
+  self->cache_dir = g_strdup (options->cache_dir);
+  if (self->cache_dir != NULL)
+    {
+      /* The package managers' caches, pointed at the one folder the guard
+       * keeps writable across sessions. */
+      static const struct { const char *name, *sub; } caches[] = {
+        { "npm_config_cache", "npm" }, { "PIP_CACHE_DIR", "pip" }, { "UV_CACHE_DIR", "uv" },
+        { "GOCACHE", "go-build" }, { "GOMODCACHE", "go-mod" }, { "YARN_CACHE_FOLDER", "yarn" },
+        { "CARGO_HOME", "cargo" }, { "XDG_CACHE_HOME", "xdg" },
+      };
+      g_autoptr(GPtrArray) set = g_ptr_array_new_with_free_func (g_free);
+
+      for (guint i = 0; i < G_N_ELEMENTS (caches); i++)
+        g_ptr_array_add (set, g_strdup_printf ("%s=%s/%s", caches[i].name, self->cache_dir, caches[i].sub));
+      g_ptr_array_add (set, NULL);
+      ow_tb_shell_setenv (self->shell, (const char *const *) set->pdata);
+    }
+  rebuild_guard (self, "the shell was restarted inside the command guard");
+}
+
+void
+ow_executor_direct_set_guard_off (OwExecutorDirect *self, gboolean off)
+{
+  g_return_if_fail (OW_IS_EXECUTOR_DIRECT (self));
+
+  if (self->guard_off == !!off)
+    return;
+  self->guard_off = !!off;
+  if (self->guarded)
+    rebuild_guard (self, off ? "the guard was switched off" : "the shell was restarted inside the command guard");
 }

@@ -12,6 +12,7 @@
 #include <gio/gio.h>
 
 #include "tools/ow-tool.h"
+#include "tools/body/ow-tb.h"
 
 G_BEGIN_DECLS
 
@@ -72,6 +73,31 @@ const char   *ow_executor_get_enforcement (OwExecutor *self);
 G_DECLARE_FINAL_TYPE (OwExecutorDirect, ow_executor_direct, OW, EXECUTOR_DIRECT, GObject)
 
 OwExecutor   *ow_executor_direct_new      (const char *cwd);
+
+/* Set to "1" in every command's environment: the CLI's authority verbs
+ * refuse a caller that carries it (or whose ancestor does). */
+#ifndef OW_SESSION_COMMAND_ENV
+#define OW_SESSION_COMMAND_ENV "OPENWORKER_SESSION_COMMAND"
+#endif
+
+/* The command guard (ARCHITECTURE §9): every shell command of a direct
+ * executor runs inside it when the platform registered one and the
+ * kernel offers what it needs. */
+typedef struct {
+  const char *const *hidden;          /* folders and files commands must not see */
+  const char *const *protected_names; /* read-only inside writable folders */
+  const char        *cache_dir;       /* the tool cache that lasts across sessions, or NULL */
+} OwGuardOptions;
+
+/* Called once by the platform layer (ow_sandbox_linux_register). */
+void          ow_executor_set_guard_impl  (const OwTbGuardImpl *impl);
+/* TRUE with a description ("guard (…)") when commands can be guarded
+ * here; FALSE with the reason a person can act on. */
+gboolean      ow_executor_guard_status    (char **text);
+/* Guards this executor's commands (from now on; the shell restarts). */
+void          ow_executor_direct_set_guard (OwExecutorDirect *self, const OwGuardOptions *options);
+/* Runs commands without the guard while @off (dangerously-bypass-approvals). */
+void          ow_executor_direct_set_guard_off (OwExecutorDirect *self, gboolean off);
 
 /* The environment tools get: @envp (NULL = this process's) without
  * secret-looking variables. */

@@ -27,6 +27,9 @@
 
 #include "ow-sandbox-linux.h"
 
+#include "ow-guard.h"
+#include "tools/ow-executor.h"
+
 #include <errno.h>
 #include <gio/gunixsocketaddress.h>
 #include <glib/gstdio.h>
@@ -1103,4 +1106,6 @@ void
 ow_sandbox_linux_register (void)
 {
   ow_sandbox_backend_register ("linux", linux_factory);
+  /* The same kernel parts guard every command in direct mode. */
+  ow_executor_set_guard_impl (ow_guard_impl ());
 }

@@ -197,6 +197,15 @@ int   ow_tb_wait_status_code  (int status);
 int   ow_tb_spawn             (const char *path, const char *const *argv,
                                const char *const *envp, const char *cwd,
                                int fd0, int fd1, int fd2, int fd3, pid_t *pid);
+/* The same with @setup run in the child between fork and exec (after the
+ * descriptors are in place, before the folder change), for the command
+ * guard. @setup may make system calls only. When it fails, returns EPERM
+ * with its sentence in @err; when @setup is NULL this is ow_tb_spawn. */
+int   ow_tb_spawn_setup       (const char *path, const char *const *argv,
+                               const char *const *envp, const char *cwd,
+                               int fd0, int fd1, int fd2, int fd3, pid_t *pid,
+                               OwTbChildSetup setup, void *setup_data,
+                               char *err, size_t err_size);
 
 /* ---- the shell (ow-tb-shell.c) ---- */
 

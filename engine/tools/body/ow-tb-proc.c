@@ -22,6 +22,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -240,6 +241,138 @@ ow_tb_spawn (const char *path, const char *const *argv,
     if (owned[i] >= 0)
       close (owned[i]);
   return rc;
+}
+
+/* What a guarded child reports through its status pipe before exec. */
+typedef struct {
+  int  code;        /* an errno; EPERM when the setup failed */
+  char text[500];   /* the setup's sentence, or "" */
+} ChildReport;
+
+static void
+child_report (int fd, int code, const char *text)
+{
+  ChildReport report;
+  ssize_t unused;
+
+  memset (&report, 0, sizeof report);
+  report.code = code;
+  if (text != NULL)
+    strncpy (report.text, text, sizeof report.text - 1);
+  unused = write (fd, &report, sizeof report);
+  (void) unused;
+  _exit (127);
+}
+
+/* Puts @fd at @target in the child; a descriptor already at its place
+ * loses close-on-exec instead. */
+static int
+child_place_fd (int fd, int target)
+{
+  if (fd == target)
+    return fcntl (fd, F_SETFD, 0);
+  return dup2 (fd, target) < 0 ? -1 : 0;
+}
+
+int
+ow_tb_spawn_setup (const char *path, const char *const *argv,
+                   const char *const *envp, const char *cwd,
+                   int fd0, int fd1, int fd2, int fd3, pid_t *pid,
+                   OwTbChildSetup setup, void *setup_data,
+                   char *err, size_t err_size)
+{
+  int owned[4], fds[4], status_pipe[2];
+  ChildReport report;
+  ssize_t n;
+  pid_t child;
+
+  if (setup == NULL)
+    return ow_tb_spawn (path, argv, envp, cwd, fd0, fd1, fd2, fd3, pid);
+
+  fds[0] = lift_fd (fd0, &owned[0]);
+  fds[1] = lift_fd (fd1, &owned[1]);
+  fds[2] = lift_fd (fd2, &owned[2]);
+  fds[3] = lift_fd (fd3, &owned[3]);
+  if (pipe2 (status_pipe, O_CLOEXEC) != 0)
+    {
+      int e = errno;
+      for (int i = 0; i < 4; i++)
+        if (owned[i] >= 0)
+          close (owned[i]);
+      return e;
+    }
+
+  /* fork, not posix_spawn: the guard must run between the two. The child
+   * of a threaded process may only make system calls until exec, which is
+   * all that happens below and in @setup. */
+  child = fork ();
+  if (child == 0)
+    {
+      struct sigaction dfl;
+      sigset_t none;
+      char msg[sizeof report.text];
+
+      memset (&dfl, 0, sizeof dfl);
+      dfl.sa_handler = SIG_DFL;
+      for (int sig = 1; sig < NSIG; sig++)
+        sigaction (sig, &dfl, NULL);
+      sigemptyset (&none);
+      sigprocmask (SIG_SETMASK, &none, NULL);
+      setsid ();
+      for (int i = 0; i < 3; i++)
+        {
+          int fd = fds[i];
+
+          if (fd < 0)
+            fd = open ("/dev/null", i == 0 ? O_RDONLY : O_WRONLY);
+          if (fd < 0 || child_place_fd (fd, i) != 0)
+            child_report (status_pipe[1], errno, NULL);
+        }
+      if (fds[3] >= 0 && child_place_fd (fds[3], 3) != 0)
+        child_report (status_pipe[1], errno, NULL);
+      /* Keep only 0..3 and the status pipe (close-on-exec). */
+      {
+        int first = fds[3] >= 0 ? 4 : 3;
+
+        if (status_pipe[1] > first)
+          syscall (SYS_close_range, first, status_pipe[1] - 1, 0);
+        syscall (SYS_close_range, status_pipe[1] + 1, ~0U, 0);
+      }
+      msg[0] = '\0';
+      if (setup (setup_data, msg, sizeof msg) != 0)
+        child_report (status_pipe[1], EPERM, msg[0] != '\0' ? msg : "the command guard could not be built");
+      if (cwd != NULL && chdir (cwd) != 0)
+        child_report (status_pipe[1], errno, NULL);
+      execve (path, (char *const *) argv, envp != NULL ? (char *const *) envp : environ);
+      child_report (status_pipe[1], errno, NULL);
+    }
+
+  close (status_pipe[1]);
+  for (int i = 0; i < 4; i++)
+    if (owned[i] >= 0)
+      close (owned[i]);
+  if (child < 0)
+    {
+      int e = errno;
+      close (status_pipe[0]);
+      return e;
+    }
+  do
+    n = read (status_pipe[0], &report, sizeof report);
+  while (n < 0 && errno == EINTR);
+  close (status_pipe[0]);
+  if (n <= 0)
+    {
+      /* End of file without a report: exec succeeded. */
+      *pid = child;
+      return 0;
+    }
+  while (waitpid (child, NULL, 0) < 0 && errno == EINTR)
+    ;
+  report.text[sizeof report.text - 1] = '\0';
+  if (err != NULL && err_size > 0)
+    snprintf (err, err_size, "%s", report.text);
+  return report.code != 0 ? report.code : EIO;
 }
 
 void

@@ -83,6 +83,17 @@ typedef struct {
   int      reaped;    /* waited for: its pid is no longer ours to signal */
 } Task;
 
+/* A guard waiting to be taken up by the next call (set_guard must not
+ * wait for a running command: it is called from the main loop). */
+typedef struct {
+  int            set;         /* a change is waiting */
+  OwTbChildSetup setup;
+  void          *data;
+  void         (*free_data) (void *data);
+  char          *why;
+  char         **env_set;     /* "NAME=value" entries to set at the same time (owned) */
+} PendingGuard;
+
 struct OwTbShell {
   pthread_mutex_t lock;       /* serializes calls on this shell */
   char          **envp;       /* environment of bash and of tasks (owned) */
@@ -99,6 +110,12 @@ struct OwTbShell {
   Task           *tasks;      /* background tasks, oldest first (owned) */
   size_t          n_tasks;    /* how many tasks were started */
   unsigned        next_task;  /* the last task number handed out */
+  OwTbChildSetup  guard;      /* run in every child before exec, or NULL */
+  void           *guard_data; /* its argument (owned) */
+  void          (*guard_free) (void *data);
+  char            guard_error[512]; /* the guard's last refusal to start, or "" */
+  pthread_mutex_t guard_lock; /* guards pending */
+  PendingGuard    pending;    /* a guard or variables set while a call may be running */
 };
 
 extern char **environ;
@@ -115,6 +132,7 @@ ow_tb_shell_new (const char *cwd, const char *const *envp)
   OwTbShell *shell = ow_tb_xcalloc (1, sizeof *shell);
 
   pthread_mutex_init (&shell->lock, NULL);
+  pthread_mutex_init (&shell->guard_lock, NULL);
   shell->envp = ow_tb_env_build (envp, additions, NULL);
   shell->start_cwd = ow_tb_xstrdup (cwd != NULL ? cwd : "/");
   shell->cwd = ow_tb_xstrdup (shell->start_cwd);
@@ -127,6 +145,62 @@ const char *const *
 ow_tb_shell_envp (OwTbShell *shell)
 {
   return (const char *const *) shell->envp;
+}
+
+static void shell_kill (OwTbShell *shell);
+
+
+void
+ow_tb_shell_set_guard (OwTbShell *shell, OwTbChildSetup setup, void *data,
+                       void (*free_data) (void *data), const char *why)
+{
+  pthread_mutex_lock (&shell->guard_lock);
+  if (shell->pending.set && shell->pending.free_data != NULL && shell->pending.data != NULL)
+    shell->pending.free_data (shell->pending.data);
+  free (shell->pending.why);
+  shell->pending.set = 1;
+  shell->pending.setup = setup;
+  shell->pending.data = data;
+  shell->pending.free_data = free_data;
+  shell->pending.why = ow_tb_xstrdup (why != NULL ? why : "the shell's guard changed");
+  pthread_mutex_unlock (&shell->guard_lock);
+}
+
+/* Takes up a waiting guard; called with shell->lock held, before a call
+ * starts anything. */
+static void
+take_pending_guard (OwTbShell *shell)
+{
+  PendingGuard p;
+
+  pthread_mutex_lock (&shell->guard_lock);
+  p = shell->pending;
+  memset (&shell->pending, 0, sizeof shell->pending);
+  pthread_mutex_unlock (&shell->guard_lock);
+  if (p.env_set != NULL)
+    {
+      char **envp = ow_tb_env_build ((const char *const *) shell->envp, (const char *const *) p.env_set, NULL);
+
+      ow_tb_env_free (shell->envp);
+      shell->envp = envp;
+      ow_tb_env_free (p.env_set);
+    }
+  if (!p.set)
+    return;
+  if (shell->guard_free != NULL && shell->guard_data != NULL)
+    shell->guard_free (shell->guard_data);
+  shell->guard = p.setup;
+  shell->guard_data = p.data;
+  shell->guard_free = p.free_data;
+  if (shell->pid > 0)
+    {
+      /* The namespace and Landlock of a running bash cannot change. */
+      shell_kill (shell);
+      free (shell->reset_note);
+      shell->reset_note = ow_tb_strdup_printf ("%s; this is a new shell and shell state from earlier "
+                                               "commands was reset", p.why);
+    }
+  free (p.why);
 }
 
 static void
@@ -222,7 +296,14 @@ ow_tb_shell_free (OwTbShell *shell)
   free (shell->start_cwd);
   free (shell->cwd);
   free (shell->reset_note);
+  if (shell->guard_free != NULL && shell->guard_data != NULL)
+    shell->guard_free (shell->guard_data);
+  if (shell->pending.free_data != NULL && shell->pending.data != NULL)
+    shell->pending.free_data (shell->pending.data);
+  free (shell->pending.why);
+  ow_tb_env_free (shell->pending.env_set);
   ow_tb_buf_free (&shell->ctl);
+  pthread_mutex_destroy (&shell->guard_lock);
   pthread_mutex_destroy (&shell->lock);
   free (shell);
 }
@@ -272,6 +353,29 @@ random_hex (char *out, size_t n_bytes)
   out[2 * n_bytes] = '\0';
 }
 
+void
+ow_tb_shell_setenv (OwTbShell *shell, const char *const *set)
+{
+  char **merged;
+
+  pthread_mutex_lock (&shell->guard_lock);
+  merged = ow_tb_env_build (shell->pending.env_set != NULL ? (const char *const *) shell->pending.env_set
+                                                           : (const char *const *) (char *[]) { NULL },
+                            set, NULL);
+  ow_tb_env_free (shell->pending.env_set);
+  shell->pending.env_set = merged;
+  pthread_mutex_unlock (&shell->guard_lock);
+}
+
+/* Why a start failed: the guard's own sentence when it refused. */
+static const char *
+start_failure (OwTbShell *shell, int rc, char *scratch, size_t scratch_size)
+{
+  if (rc == EPERM && shell->guard != NULL && shell->guard_error[0] != '\0')
+    return shell->guard_error;
+  return ow_tb_strerror (rc, scratch, scratch_size);
+}
+
 /* Starts bash in shell->cwd (or, if that folder is gone, the first folder
  * and then "/"). Returns 0, or an errno with nothing started. */
 static int
@@ -307,8 +411,9 @@ shell_start (OwTbShell *shell)
   dirs[2] = "/";
   for (int i = 0; i < 3; i++)
     {
-      rc = ow_tb_spawn (path, argv, (const char *const *) shell->envp, dirs[i], sv[1], out[1],
-                        out[1], ctl[1], &shell->pid);
+      rc = ow_tb_spawn_setup (path, argv, (const char *const *) shell->envp, dirs[i], sv[1], out[1],
+                              out[1], ctl[1], &shell->pid, shell->guard, shell->guard_data,
+                              shell->guard_error, sizeof shell->guard_error);
       if (rc == 0)
         {
           if (i > 0)
@@ -637,14 +742,15 @@ start_task (OwTbShell *shell, const char *command, OwTbBuf *out)
   unlink (template);
   free (template);
   path = bash_path ((const char *const *) shell->envp);
-  rc = ow_tb_spawn (path, argv, (const char *const *) shell->envp, shell->cwd, -1, fd, fd, -1,
-                    &pid);
+  rc = ow_tb_spawn_setup (path, argv, (const char *const *) shell->envp, shell->cwd, -1, fd, fd, -1,
+                          &pid, shell->guard, shell->guard_data, shell->guard_error,
+                          sizeof shell->guard_error);
   free (path);
   if (rc != 0)
     {
       close (fd);
       ow_tb_set_error (out, "cannot start the background task in %s: %s", shell->cwd,
-                       ow_tb_strerror (rc, scratch, sizeof scratch));
+                       start_failure (shell, rc, scratch, sizeof scratch));
       return OW_TB_ERROR;
     }
   shell->tasks = ow_tb_xrealloc (shell->tasks, (shell->n_tasks + 1) * sizeof *shell->tasks);
@@ -694,7 +800,7 @@ run_foreground (OwTbShell *shell, const char *command, size_t command_len, doubl
   if (shell->pid <= 0 && (rc = shell_start (shell)) != 0)
     {
       ow_tb_set_error (out, "cannot start the shell: %s",
-                       ow_tb_strerror (rc, scratch, sizeof scratch));
+                       start_failure (shell, rc, scratch, sizeof scratch));
       ow_tb_buf_free (&note);
       return OW_TB_ERROR;
     }
@@ -721,7 +827,7 @@ run_foreground (OwTbShell *shell, const char *command, size_t command_len, doubl
       if ((rc = shell_start (shell)) != 0)
         {
           ow_tb_set_error (out, "cannot start the shell: %s",
-                           ow_tb_strerror (rc, scratch, sizeof scratch));
+                           start_failure (shell, rc, scratch, sizeof scratch));
           ow_tb_buf_free (&note);
           return OW_TB_ERROR;
         }
@@ -867,6 +973,7 @@ ow_tb_tool_run_shell (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
     timeout_s = SHELL_MAX_TIMEOUT_S;
 
   pthread_mutex_lock (&shell->lock);
+  take_pending_guard (shell);
   if (ow_tb_cancelled (env->cancel_fd))
     {
       OwTbObj obj;

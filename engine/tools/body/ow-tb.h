@@ -55,6 +55,46 @@ typedef struct OwTbShell OwTbShell;
  * removed); NULL means inherit environ. Does not start bash yet: the first
  * run_shell does. */
 OwTbShell *ow_tb_shell_new  (const char *cwd, const char *const *envp);
+/* Runs in a child between fork and exec, before the shell or a background
+ * task starts: the command guard (platform/linux/ow-guard.c) enters its
+ * namespaces and Landlock here. System calls only. 0, or -1 with a
+ * sentence in @err. */
+typedef int (*OwTbChildSetup) (void *data, char *err, size_t err_size);
+
+/* Every process the shell starts from now on (its bash, background tasks)
+ * runs @setup first. A running bash is stopped, so the next command starts
+ * a new one inside the new guard and is told that shell state was reset
+ * (@why says why). The shell owns @data and frees it with @free_data when
+ * it is replaced or the shell is freed. @setup NULL removes the guard. */
+void       ow_tb_shell_set_guard (OwTbShell *shell, OwTbChildSetup setup, void *data,
+                                  void (*free_data) (void *data), const char *why);
+
+/* What a command guard is built from (the platform's guard reads it; see
+ * platform/linux/ow-guard.h). Lists are NULL-terminated absolute paths,
+ * except @protected_names, which are relative to each writable folder. */
+typedef struct {
+  const char *const *writable;        /* the session's writable folders */
+  const char *const *hidden;          /* folders and files that must not be visible */
+  const char *const *protected_names; /* kept read-only inside writable folders */
+  const char *tmp_dir;                /* a private folder mounted on /tmp, or NULL */
+  const char *cache_dir;              /* the tool cache, or NULL */
+  const char *const *lift;            /* writable for one command by a person's leave, or NULL */
+} OwTbGuardSpec;
+
+/* A platform's command guard, registered by the platform layer. */
+typedef struct {
+  void       *(*create)    (const OwTbGuardSpec *spec, char *err, size_t err_size);
+  OwTbChildSetup enter;                            /* runs in the child */
+  void        (*destroy)   (void *guard);
+  int         (*stale)     (const void *guard);        /* 1: protected paths were replaced */
+  int         (*available) (char *why, size_t why_size);
+  const char *(*describe)  (void);                 /* "guard (…)" */
+} OwTbGuardImpl;
+
+/* Sets "NAME=value" entries of @set (NULL-terminated) in the environment
+ * of every process started from now on (the next bash, background tasks). */
+void       ow_tb_shell_setenv    (OwTbShell *shell, const char *const *set);
+
 /* Kills the shell, every process group it started and every background task. */
 void       ow_tb_shell_free (OwTbShell *shell);
 
