@@ -1328,6 +1328,13 @@ execute_current (GTask *task)
   JsonObject *data = json_object_new ();
   g_autofree char *args_text = ow_json_object_to_string (run->cur_args);
 
+  /* The command guard makes the safety checks true in the kernel, so a
+   * check a person approved (or the dangerous mode cleared) must lift it
+   * for this call; the next call is guarded again. The audit row's
+   * enforcement level says which it was. */
+  ow_executor_set_guard_off (agent->executor,
+                             run->decision.safety_checks != 0
+                             || g_str_equal (ow_session_get_mode (agent->session), "dangerously-bypass-approvals"));
   json_object_set_string_member (data, "name", call->name);
   json_object_set_string_member (data, "call_id", call->id);
   emit (run, "tool_started", data);

@@ -979,6 +979,10 @@ run (Run *r)
         say ("credential not shared: %s", (char *) g_ptr_array_index (ow_session_sandbox_get_skipped (sandbox), i));
     }
   r->enforcement = g_strdup (ow_executor_get_enforcement (OW_EXECUTOR (sandbox)));
+  if (g_str_has_prefix (r->enforcement, "parser only"))
+    say ("WARNING: commands run without the command guard: %s. Only the safety checks' parser protects files "
+         "outside the session's folders; `openworker machine sandbox status` says what is missing.",
+         r->enforcement);
   load_retry_delays (agent);
 
   g_signal_connect (session, "event", G_CALLBACK (on_session_event_cb), r);

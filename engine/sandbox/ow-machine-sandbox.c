@@ -135,6 +135,14 @@ print_status_lines (JsonObject *status, const char *provider, const char *config
   JsonArray *missing = ow_json_get_array (status, "missing");
   gboolean ready = ow_json_get_bool (status, "ready", FALSE);
 
+  JsonObject *guard = ow_json_get_object (status, "guard");
+
+  if (guard != NULL && ow_json_get_bool (guard, "ready", FALSE))
+    printf ("The command guard: ready (%s); in direct mode every command runs inside it.\n",
+            ow_json_get_string (guard, "detail"));
+  else if (guard != NULL)
+    printf ("The command guard: unavailable (%s); in direct mode only the safety checks' parser stands between "
+            "a command and your files.\n", ow_json_get_string (guard, "detail"));
   printf ("The %s sandbox on this machine: %s\n", provider, ready ? "ready" : "not ready");
   printf ("  configured: sandbox_provider = \"%s\" (%s)\n", configured, path);
   for (guint i = 0; checks != NULL && i < json_array_get_length (checks); i++)
@@ -173,6 +181,16 @@ ow_machine_sandbox_status (const char *config_path, const char *provider, GError
   if (backend == NULL)
     return NULL;
   status = ow_sandbox_backend_status (backend);
+  {
+    /* The guard every direct-mode command runs in (ARCHITECTURE §9). */
+    g_autofree char *detail = NULL;
+    JsonObject *guard = json_object_new ();
+    gboolean ok = ow_executor_guard_status (&detail);
+
+    json_object_set_boolean_member (guard, "ready", ok);
+    json_object_set_string_member (guard, "detail", detail);
+    json_object_set_object_member (status, "guard", guard);
+  }
   json_object_set_string_member (status, "configured", configured);
   json_object_set_string_member (status, "config_file", config_path);
   json_object_set_string_member (status, "provider", provider);

@@ -309,6 +309,15 @@ sb_handles (OwExecutor *executor, const char *tool)
   return ow_tb_is_known (tool);
 }
 
+static void
+sb_set_guard_off (OwExecutor *executor, gboolean off)
+{
+  OwSessionSandbox *self = OW_SESSION_SANDBOX (executor);
+
+  if (self->inner != NULL && self->backend == NULL)
+    ow_executor_set_guard_off (self->inner, off);
+}
+
 static const char *
 sb_get_enforcement (OwExecutor *executor)
 {
@@ -462,6 +471,7 @@ executor_iface_init (OwExecutorInterface *iface)
   iface->execute_async = sb_execute_async;
   iface->execute_finish = sb_execute_finish;
   iface->get_enforcement = sb_get_enforcement;
+  iface->set_guard_off = sb_set_guard_off;
 }
 
 /* ---- accessors and life ------------------------------------------------------------ */

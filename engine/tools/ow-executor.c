@@ -106,6 +106,15 @@ ow_executor_get_enforcement (OwExecutor *self)
   return OW_EXECUTOR_GET_IFACE (self)->get_enforcement (self);
 }
 
+void
+ow_executor_set_guard_off (OwExecutor *self, gboolean off)
+{
+  OwExecutorInterface *iface = OW_EXECUTOR_GET_IFACE (self);
+
+  if (iface->set_guard_off != NULL)
+    iface->set_guard_off (self, off);
+}
+
 char **
 ow_tool_environment (const char *const *envp)
 {
@@ -184,7 +193,7 @@ rebuild_guard (OwExecutorDirect *self, const char *why)
     {
       ow_tb_shell_set_guard (self->shell, NULL, NULL, NULL, "the guard was switched off "
                              "(dangerously-bypass-approvals)");
-      self->enforcement = g_strdup ("none (direct, guard off by dangerously-bypass-approvals)");
+      self->enforcement = g_strdup ("none (direct; the command guard is lifted for this call: a person approved a safety check, or the mode is dangerously-bypass-approvals)");
       return;
     }
   if (!ow_executor_guard_status (&reason))
@@ -227,7 +236,7 @@ rebuild_guard (OwExecutorDirect *self, const char *why)
   }
   ow_tb_shell_set_guard (self->shell, guard_impl->enter, guard, guard_impl->destroy, why);
   self->guard = guard;
-  self->enforcement = g_strdup_printf ("%s (direct)", guard_impl->describe ());
+  self->enforcement = g_strdup_printf ("direct, %s", guard_impl->describe ());
 }
 
 static void
@@ -352,6 +361,7 @@ executor_iface_init (OwExecutorInterface *iface)
   iface->execute_async = direct_execute_async;
   iface->execute_finish = direct_execute_finish;
   iface->get_enforcement = direct_get_enforcement;
+  iface->set_guard_off = (void (*) (OwExecutor *, gboolean)) ow_executor_direct_set_guard_off;
 }
 
 static void

@@ -53,6 +53,11 @@ struct _OwExecutorInterface
   /* What protects the machine from these calls, for the audit trail:
    * "none (direct)", "linux sandbox", … */
   const char   *(*get_enforcement) (OwExecutor *self);
+  /* Optional: the next calls run without the command guard while @off
+   * (a person approved a safety check for this call, or the mode is
+   * dangerously-bypass-approvals). Walls do not implement it: a wall is
+   * never lifted. */
+  void          (*set_guard_off)   (OwExecutor *self, gboolean off);
 };
 
 void          ow_executor_set_roots       (OwExecutor *self, GPtrArray *roots);
@@ -65,6 +70,7 @@ void          ow_executor_execute_async   (OwExecutor         *self,
                                            gpointer            user_data);
 OwToolResult *ow_executor_execute_finish  (OwExecutor *self, GAsyncResult *result, GError **error);
 const char   *ow_executor_get_enforcement (OwExecutor *self);
+void          ow_executor_set_guard_off   (OwExecutor *self, gboolean off);
 
 /* The in-process executor. @cwd is where the shell starts; the shell's
  * environment is this process's minus every variable whose name says it
