@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ow-guard.h"
@@ -441,6 +442,39 @@ mkpath (const char *a, const char *b)
   return p;
 }
 
+/* --as-nobody: the same battery as an unprivileged user, where the guard
+ * takes the user-namespace path. A copy of this program in a folder
+ * anyone can read runs under setpriv, wherever the build folder is. */
+static int
+rerun_as_nobody (void)
+{
+  g_autofree char *dir = g_strdup ("/var/tmp/ow-guard-user-XXXXXX");
+  g_autofree char *copy = NULL, *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize len;
+  int status = 0;
+
+  if (getuid () != 0)
+    return -1;
+  g_assert_nonnull (g_mkdtemp (dir));
+  g_chmod (dir, 0755);
+  copy = g_build_filename (dir, "test-sandbox-guard", NULL);
+  g_assert_true (g_file_get_contents ("/proc/self/exe", &contents, &len, &error));
+  g_assert_true (g_file_set_contents_full (copy, contents, len, G_FILE_SET_CONTENTS_NONE, 0755, &error));
+  {
+    const char *argv[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", copy, NULL };
+    g_autofree char *out = NULL;
+
+    g_spawn_sync ("/", (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL,
+                  NULL, NULL, &status, &error);
+    g_assert_no_error (error);
+  }
+  ow_remove_tree (dir, NULL);
+  if (WIFEXITED (status))
+    return WEXITSTATUS (status);
+  return 1;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -449,6 +483,13 @@ main (int argc, char **argv)
   g_autofree char *hidden_ssh = NULL, *hidden_aws = NULL;
   int rc;
 
+  if (argc > 1 && g_str_equal (argv[1], "--as-nobody"))
+    {
+      rc = rerun_as_nobody ();
+      if (rc >= 0)
+        return rc;
+      argc = 1;   /* already unprivileged: run it here */
+    }
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   ow_sandbox_linux_register ();
   if (!ow_guard_available (why, sizeof why))
