@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ow-redact.h"
+#include "ow-secret-env.h"
 #include "tools/body/ow-tb.h"
 
 G_DEFINE_INTERFACE (OwExecutor, ow_executor, G_TYPE_OBJECT)
@@ -108,20 +109,7 @@ ow_executor_get_enforcement (OwExecutor *self)
 char **
 ow_tool_environment (const char *const *envp)
 {
-  g_auto(GStrv) own = NULL;
-  GPtrArray *out = g_ptr_array_new ();
-
-  if (envp == NULL)
-    envp = (const char *const *) (own = g_get_environ ());
-  for (guint i = 0; envp[i] != NULL; i++)
-    {
-      const char *eq = strchr (envp[i], '=');
-      g_autofree char *name = eq != NULL ? g_strndup (envp[i], eq - envp[i]) : g_strdup (envp[i]);
-      if (!ow_env_name_is_secret (name))
-        g_ptr_array_add (out, g_strdup (envp[i]));
-    }
-  g_ptr_array_add (out, NULL);
-  return (char **) g_ptr_array_free (out, FALSE);
+  return ow_secret_env_filter (envp);
 }
 
 /* ---- The direct executor ------------------------------------------------ */
