@@ -96,32 +96,38 @@ ow_secret_env_protect_process (void)
 #endif
 }
 
-void
-ow_secret_env_register_url (const char *url)
+char *
+ow_secret_env_url_password (const char *url)
 {
   const char *authority, *at, *next, *colon;
   gsize len;
 
   if (url == NULL || (authority = strstr (url, "://")) == NULL)
-    return;
+    return NULL;
   authority += 3;
   len = strcspn (authority, "/?#");
   at = g_strstr_len (authority, (gssize) len, "@");
   if (at == NULL)
-    return;
+    return NULL;
   /* The userinfo ends at the last '@' of the authority: a password may
    * hold an '@' of its own when its owner did not percent-encode it. */
   while ((next = g_strstr_len (at + 1, (gssize) (authority + len - at - 1), "@")) != NULL)
     at = next;
   colon = memchr (authority, ':', (gsize) (at - authority));
-  if (colon != NULL)
-    {
-      g_autofree char *password = g_strndup (colon + 1, (gsize) (at - colon - 1));
-      g_autofree char *decoded = g_uri_unescape_string (password, NULL);
+  return colon != NULL ? g_strndup (colon + 1, (gsize) (at - colon - 1)) : NULL;
+}
 
-      ow_redact_register_secret (password);
-      ow_redact_register_secret (decoded);
-    }
+void
+ow_secret_env_register_url (const char *url)
+{
+  g_autofree char *password = ow_secret_env_url_password (url);
+  g_autofree char *decoded = NULL;
+
+  if (password == NULL)
+    return;
+  decoded = g_uri_unescape_string (password, NULL);
+  ow_redact_register_secret (password);
+  ow_redact_register_secret (decoded);
 }
 
 void

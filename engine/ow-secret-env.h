@@ -30,6 +30,10 @@ void         ow_secret_env_capture        (const char *const *names);
  * unset or empty. Every read of a key variable goes through here. */
 const char  *ow_secret_env_get            (const char *name);
 
+/* The password in @url's userinfo, as written (percent-encoded or not), or
+ * NULL when it has none. */
+char        *ow_secret_env_url_password   (const char *url);
+
 /* Registers the password of @url ("http://user:pass@host/") for redaction;
  * a URL without one is left alone. */
 void         ow_secret_env_register_url   (const char *url);

@@ -59,25 +59,32 @@ class Secrets(RunTestCase):
 class CommandEnvironment(Secrets):
     """A command gets the allow-listed environment and nothing else."""
 
-    def test_only_allowed_variables_reach_a_command(self):
-        os.makedirs(os.path.join(self.home, "config"))
-        with open(os.path.join(self.home, "config", "config.toml"), "w") as f:
-            f.write('shell_environment_allow = ["OW_E2E_ALLOWED", "OW_E2E_PREFIX_*"]\n')
+    def list_environment(self, **extra):
+        """Runs a task whose command writes its environment to a file;
+        returns the run and that environment."""
         server = self.server({"turns": [
             {"tool_calls": [{"id": "c1", "name": "run_shell", "arguments": {"command": "env > env.txt; echo done"}}]},
             {"text": "Listed."},
         ]})
-        env = self.openai_env(server,
-                              DATABASE_URL="postgres://app:db-pass-31337@db.internal/app",
-                              DB_PASS="hunter2-db-pass", SMTP_PASS="smtp-pass-0001", GH_PAT="github_pat_11AAAAexample",
-                              GOOGLE_API_KEY="AIzaE2eGoogleAlternate0123456789",
-                              OW_E2E_ALLOWED="allowed-yes", OW_E2E_PREFIX_ONE="prefix-yes",
-                              OW_E2E_UNLISTED="unlisted-plain", LANG="C.UTF-8",
-                              https_proxy="http://proxyuser:proxy-pass-8080@127.0.0.1:9/")
-        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "env"], env)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "env"],
+                        self.openai_env(server, **extra))
         self.assertEqual(r.code, 0, r.stderr)
+        # The key still worked for the run, from memory.
+        self.assertEqual(server.requests()[0]["headers"]["authorization"], "Bearer " + KEY)
         with open(os.path.join(self.ws, "env.txt")) as f:
-            seen = dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
+            return r, dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
+
+    def test_only_allowed_variables_reach_a_command(self):
+        os.makedirs(os.path.join(self.home, "config"))
+        with open(os.path.join(self.home, "config", "config.toml"), "w") as f:
+            f.write('shell_environment_allow = ["OW_E2E_ALLOWED", "OW_E2E_PREFIX_*"]\n')
+        r, seen = self.list_environment(DATABASE_URL="postgres://app:db-pass-31337@db.internal/app",
+                                        DB_PASS="hunter2-db-pass", SMTP_PASS="smtp-pass-0001",
+                                        GH_PAT="github_pat_11AAAAexample",
+                                        GOOGLE_API_KEY="AIzaE2eGoogleAlternate0123456789",
+                                        OW_E2E_ALLOWED="allowed-yes", OW_E2E_PREFIX_ONE="prefix-yes",
+                                        OW_E2E_UNLISTED="unlisted-plain", LANG="C.UTF-8",
+                                        https_proxy="http://proxyuser:proxy-pass-8080@127.0.0.1:9/")
 
         # Positive control: what a shell needs, and the names the config adds.
         for name in ("PATH", "HOME", "LANG"):
@@ -91,8 +98,6 @@ class CommandEnvironment(Secrets):
         for name in ("DATABASE_URL", "DB_PASS", "SMTP_PASS", "GH_PAT", "OPENAI_BASE_URL", "OPENAI_API_KEY",
                      "GOOGLE_API_KEY", "OW_E2E_UNLISTED", "OPENWORKER_RETRY_DELAYS"):
             self.assertNotIn(name, seen)
-        # The key still worked for the run, from memory.
-        self.assertEqual(server.requests()[0]["headers"]["authorization"], "Bearer " + KEY)
         # The proxy's and the base URL's passwords are in no record.
         self.assert_absent(self.everything_written(r), {"proxy password": "proxy-pass-8080",
                                                         "base URL password": BASE_PASSWORD})
@@ -101,17 +106,9 @@ class CommandEnvironment(Secrets):
         os.makedirs(os.path.join(self.ws, ".openworker"))
         with open(os.path.join(self.ws, ".openworker", "config.toml"), "w") as f:
             f.write('shell_environment_allow = ["DATABASE_URL"]\n')
-        server = self.server({"turns": [
-            {"tool_calls": [{"id": "c1", "name": "run_shell", "arguments": {"command": "env > env.txt"}}]},
-            {"text": "Listed."},
-        ]})
-        env = self.openai_env(server, DATABASE_URL="postgres://app:db-pass-31337@db.internal/app")
-        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "env"], env)
-        self.assertEqual(r.code, 0, r.stderr)
-        with open(os.path.join(self.ws, "env.txt")) as f:
-            text = f.read()
-        self.assertIn("PATH=", text)  # control: the command ran and listed its environment
-        self.assertNotIn("DATABASE_URL", text)
+        _, seen = self.list_environment(DATABASE_URL="postgres://app:db-pass-31337@db.internal/app")
+        self.assertIn("PATH", seen)  # control: the command ran and listed its environment
+        self.assertNotIn("DATABASE_URL", seen)
 
 
 class Redaction(Secrets):

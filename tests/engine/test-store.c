@@ -359,6 +359,17 @@ test_redact (void)
   }
 }
 
+/* @prefix, then @value as `od -tx1` or `xxd -p` prints it. */
+static char *
+hex_of (const char *prefix, const char *value)
+{
+  GString *hex = g_string_new (prefix);
+
+  for (const char *p = value; *p != '\0'; p++)
+    g_string_append_printf (hex, "%02x", (guchar) *p);
+  return g_string_free (hex, FALSE);
+}
+
 /* @text with @value inside, base64-encoded at @align bytes into the input
  * (standard or URL-safe), as a program would print it. Returns the encoding
  * and sets @inner to a stretch of it only @value's own bits decide. */
@@ -401,19 +412,13 @@ test_redact_encodings (void)
           g_error ("alignment %zu%s: %s → %s", align, url_safe ? " (URL-safe)" : "", line, out);
       }
   {
-    GString *hex = g_string_new ("dump: ");
-    g_autofree char *upper = NULL;
-    g_autofree char *out_lower = NULL;
-    g_autofree char *out_upper = NULL;
+    g_autofree char *hex = hex_of ("dump: ", secret);
+    g_autofree char *upper = g_ascii_strup (hex, -1);
+    g_autofree char *out_lower = ow_redact (hex);
+    g_autofree char *out_upper = ow_redact (upper);
 
-    for (const char *p = secret; *p != '\0'; p++)
-      g_string_append_printf (hex, "%02x", (guchar) *p);
-    upper = g_ascii_strup (hex->str, -1);
-    out_lower = ow_redact (hex->str);
-    out_upper = ow_redact (upper);
     g_assert_cmpstr (out_lower, ==, "dump: [redacted]");
     g_assert_cmpstr (out_upper, ==, "DUMP: [redacted]");
-    g_string_free (hex, TRUE);
   }
   {
     g_autofree char *upper = g_strdup_printf ("GET /login?pw=%s&next=1", escaped_upper);
@@ -488,18 +493,13 @@ test_redact_stream (void)
     g_assert_cmpstr (out, ==, "hello [redacted] world");
   }
   {
-    /* Split inside its hex form, one byte a piece at the cut. */
-    g_autofree char *hex = NULL;
-    GString *h = g_string_new ("x=");
-    for (const char *p = "stream-secret-0123456789"; *p != '\0'; p++)
-      g_string_append_printf (h, "%02x", (guchar) *p);
-    hex = g_string_free (h, FALSE);
-    {
-      g_autofree char *head = g_strndup (hex, 12);
-      const char *pieces[] = { head, hex + 12, " done", NULL };
-      g_autofree char *out = stream_through (pieces, "73747265616d");
-      g_assert_cmpstr (out, ==, "x=[redacted] done");
-    }
+    /* Split inside its hex form. */
+    g_autofree char *hex = hex_of ("x=", "stream-secret-0123456789");
+    g_autofree char *head = g_strndup (hex, 12);
+    const char *pieces[] = { head, hex + 12, " done", NULL };
+    g_autofree char *out = stream_through (pieces, "73747265616d");
+
+    g_assert_cmpstr (out, ==, "x=[redacted] done");
   }
   {
     /* Controls: a start that turns into an ordinary word is let out whole,
