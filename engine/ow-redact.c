@@ -6,7 +6,7 @@
 #include <string.h>
 
 static GMutex secrets_lock;
-static GPtrArray *secrets; /* char*, longest first so overlapping values redact fully */
+static GPtrArray *secrets; /* char*: the values and their encoded forms, longest first so overlapping ones redact fully */
 
 static int
 compare_longest_first (gconstpointer a, gconstpointer b)
@@ -94,13 +94,9 @@ ow_redact_register_secret (const char *value)
   g_mutex_lock (&secrets_lock);
   if (secrets == NULL)
     secrets = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i < secrets->len; i++)
-    if (g_str_equal (g_ptr_array_index (secrets, i), value))
-      {
-        g_mutex_unlock (&secrets_lock);
-        return;
-      }
-  g_ptr_array_add (secrets, g_strdup (value));
+  /* Each form is added unless it is there already: a value may be one
+   * registered before, or happen to be another's encoding. */
+  add_needle (g_strdup (value));
   add_encodings (value);
   g_ptr_array_sort (secrets, compare_longest_first);
   g_mutex_unlock (&secrets_lock);

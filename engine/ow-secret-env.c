@@ -21,10 +21,11 @@ static GStrv allowed_extra;   /* from the machine config; guarded by lock */
  * WAYLAND_DISPLAY and XAUTHORITY are left out on purpose: they hand a command
  * the person's whole graphical session (its keystrokes, its screen), which
  * no shell tool needs; a person who wants GUI programs started adds them in
- * shell_environment_allow. */
+ * shell_environment_allow. PWD is the shell's own to set, for the folder
+ * it starts in. */
 static const char *const allowed_names[] = {
   "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TERM", "COLORTERM", "TZ", "TMPDIR",
-  "PWD", "NO_COLOR",
+  "NO_COLOR",
   "http_proxy", "https_proxy", "no_proxy", "all_proxy", "ftp_proxy",
   "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "FTP_PROXY",
 };
