@@ -525,13 +525,13 @@ error_type_of (const GError *error)
  * message is saved in the session's database and sent back to the model,
  * and a model that repeats a key it came across must not make either
  * keep it. (Reasoning is kept as it came: a provider's signature covers
- * it.) */
+ * it. Events are redacted where they are emitted, ow_session_emit().) */
 static void
-set_text (JsonObject *msg, const char *member, const char *text)
+set_content (JsonObject *msg, const char *text)
 {
   g_autofree char *safe = ow_redact_registered (text);
 
-  json_object_set_string_member (msg, member, safe);
+  json_object_set_string_member (msg, "content", safe);
 }
 
 /* Persists what streamed before a failure, so nothing the person saw is
@@ -545,7 +545,7 @@ persist_partial (GTask *task, OwTurn *partial)
     return TRUE;
   msg = json_object_new ();
   json_object_set_string_member (msg, "role", "assistant");
-  set_text (msg, "content", partial->text->str);
+  set_content (msg, partial->text->str);
   if (partial->reasoning->len > 0)
     json_object_set_string_member (msg, "reasoning", partial->reasoning->str);
   json_object_set_double_member (msg, "ts", (double) g_get_real_time () / G_USEC_PER_SEC);
@@ -870,7 +870,7 @@ on_model_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 
   msg = json_object_new ();
   json_object_set_string_member (msg, "role", "assistant");
-  set_text (msg, "content", turn->text->str);
+  set_content (msg, turn->text->str);
   json_object_set_double_member (msg, "ts", (double) g_get_real_time () / G_USEC_PER_SEC);
   names = json_array_new ();
   if (turn->tool_calls->len > 0)
@@ -914,7 +914,7 @@ on_model_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   report_call (run, "ok", turn, info, NULL, -1, msg_index);
 
   data = json_object_new ();
-  set_text (data, "text", turn->text->str);
+  json_object_set_string_member (data, "text", turn->text->str);
   json_object_set_array_member (data, "tool_calls", names);
   if (turn->reasoning->len > 0)
     json_object_set_string_member (data, "reasoning", turn->reasoning->str);

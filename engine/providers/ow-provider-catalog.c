@@ -419,6 +419,8 @@ ow_provider_catalog_create (const OwProviderEntry     *entry,
     ow_wire_style_from_string (ow_json_get_string (quirks, "custom_base_url_wire"), &wire);
 
   ow_redact_register_secret (key);
+  /* A base URL from the config may carry a password too. */
+  ow_secret_env_register_url (base);
   config.id = entry->id;
   config.title = entry->title;
   config.base_url = base;
