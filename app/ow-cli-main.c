@@ -11,10 +11,12 @@
 
 #include <glib.h>
 
+#include "core/ow-context.h"
 #include "headless/ow-cli-admin.h"
 #include "headless/ow-cli-keys.h"
 #include "headless/ow-run.h"
 #include "ow-redact.h"
+#include "ow-secret-env.h"
 #include "ow-sandbox-linux.h"
 #include "ow-secret-libsecret.h"
 #include "sandbox/ow-machine-sandbox.h"
@@ -39,6 +41,11 @@ print_usage (FILE *out)
 int
 main (int argc, char **argv)
 {
+  /* Before anything else, and before any thread: no other process of this
+   * user may read this one's memory, environment or core dump (the keys are
+   * in there), and the keys leave the environment for memory. */
+  ow_secret_env_protect_process ();
+  ow_context_take_environment_secrets ();
   setlocale (LC_ALL, "");
   /* The sandboxes this build has, for whichever command needs one. */
   ow_sandbox_linux_register ();

@@ -15,8 +15,10 @@
 #include <glib/gi18n.h>
 
 #include "config-ui.h"
+#include "core/ow-context.h"
 #include "ow-application.h"
 #include "ow-redact.h"
+#include "ow-secret-env.h"
 #include "ow-sandbox-linux.h"
 #include "ow-secret-libsecret.h"
 #include "ow-web-module.h"
@@ -55,8 +57,14 @@ main (int argc, char **argv)
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
+  /* No other process of this user may read this one's memory, environment
+   * or core dump (the keys are in there). */
+  ow_secret_env_protect_process ();
   if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
     return run_server_instead ();
+  /* The keys leave the environment for memory, before GTK starts a thread;
+   * not earlier, or the server exec'd above would start without them. */
+  ow_context_take_environment_secrets ();
 
   /* Without a GPU render node GTK would draw through llvmpipe: some
    * 80 MiB and a slower start for nothing cairo cannot do. */

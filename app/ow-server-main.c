@@ -18,6 +18,7 @@
 #include "core/ow-context.h"
 #include "core/ow-session-host.h"
 #include "ow-redact.h"
+#include "ow-secret-env.h"
 #include "ow-sandbox-linux.h"
 #include "ow-secret-libsecret.h"
 #include "sandbox/ow-sandbox-openshell.h"
@@ -62,6 +63,11 @@ main (int argc, char **argv)
   OwContextOptions ctx_options = { 0 };
   OwServerOptions server_options = { 0 };
 
+  /* Before any thread: no other process of this user may read this one's
+   * memory, environment or core dump, and the keys leave the environment
+   * for memory. */
+  ow_secret_env_protect_process ();
+  ow_context_take_environment_secrets ();
   setlocale (LC_ALL, "");
   ow_sandbox_linux_register ();
   ow_sandbox_openshell_register ();

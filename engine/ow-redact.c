@@ -6,7 +6,7 @@
 #include <string.h>
 
 static GMutex secrets_lock;
-static GPtrArray *secrets; /* char*, longest first so overlapping values redact fully */
+static GPtrArray *secrets; /* char*: the values and their encoded forms, longest first so overlapping ones redact fully */
 
 static int
 compare_longest_first (gconstpointer a, gconstpointer b)
@@ -17,6 +17,75 @@ compare_longest_first (gconstpointer a, gconstpointer b)
   return (la < lb) - (la > lb);
 }
 
+/* Adds @needle unless it is there already; the caller holds the lock. */
+static void
+add_needle (char *needle)
+{
+  for (guint i = 0; i < secrets->len; i++)
+    if (g_str_equal (g_ptr_array_index (secrets, i), needle))
+      {
+        g_free (needle);
+        return;
+      }
+  g_ptr_array_add (secrets, needle);
+}
+
+/* A copy of @text with each "%XX" escape's hex digits in lower case. */
+static char *
+lower_escapes (const char *text)
+{
+  char *out = g_strdup (text);
+
+  for (char *p = out; *p != '\0'; p++)
+    if (p[0] == '%' && p[1] != '\0' && p[2] != '\0')
+      {
+        p[1] = g_ascii_tolower (p[1]);
+        p[2] = g_ascii_tolower (p[2]);
+        p += 2;
+      }
+  return out;
+}
+
+/* The forms a command can print a value in without knowing it is secret
+ * (`base64`, `xxd -p`, a URL's query): each is registered beside the value.
+ * Base64 depends on where the value starts in the encoded input, so each of
+ * the three alignments contributes the part of its encoding that only the
+ * value's own bits decide: from the first sextet after the bytes before it
+ * to the last sextet before the bytes after it. */
+static void
+add_encodings (const char *value)
+{
+  gsize n = strlen (value);
+  GString *lower = g_string_sized_new (2 * n);
+  g_autofree char *escaped = g_uri_escape_string (value, NULL, FALSE);
+
+  for (gsize k = 0; k < 3; k++)
+    {
+      g_autofree guchar *input = g_malloc0 (k + n);
+      g_autofree char *encoded = NULL;
+      gsize start = (8 * k + 5) / 6, end = (8 * (k + n)) / 6;
+      char *plain, *url_safe;
+
+      memcpy (input + k, value, n);
+      encoded = g_base64_encode (input, k + n);
+      plain = g_strndup (encoded + start, end - start);
+      url_safe = g_strdup (plain);
+      g_strdelimit (url_safe, "+", '-');
+      g_strdelimit (url_safe, "/", '_');
+      add_needle (plain);
+      add_needle (url_safe);
+    }
+  for (gsize i = 0; i < n; i++)
+    g_string_append_printf (lower, "%02x", (guchar) value[i]);
+  add_needle (g_ascii_strup (lower->str, -1));
+  add_needle (g_string_free (lower, FALSE));
+  if (!g_str_equal (escaped, value))
+    {
+      add_needle (lower_escapes (escaped));
+      add_needle (g_steal_pointer (&escaped));
+    }
+}
+
 void
 ow_redact_register_secret (const char *value)
 {
@@ -25,13 +94,10 @@ ow_redact_register_secret (const char *value)
   g_mutex_lock (&secrets_lock);
   if (secrets == NULL)
     secrets = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i < secrets->len; i++)
-    if (g_str_equal (g_ptr_array_index (secrets, i), value))
-      {
-        g_mutex_unlock (&secrets_lock);
-        return;
-      }
-  g_ptr_array_add (secrets, g_strdup (value));
+  /* Each form is added unless it is there already: a value may be one
+   * registered before, or happen to be another's encoding. */
+  add_needle (g_strdup (value));
+  add_encodings (value);
   g_ptr_array_sort (secrets, compare_longest_first);
   g_mutex_unlock (&secrets_lock);
 }
@@ -45,6 +111,7 @@ ow_redact_register_secret (const char *value)
  *   Bearer|Basic|Token <8+ token chars>
  *   x-api-key|x-goog-api-key|api_key|api-key|apikey|x-openworker-token ["']? [:=] ["']? <6+ value chars>
  *   ?key=<value> / &key=<value>
+ *   scheme://<user:password>@host (the userinfo of a URL with a password)
  * Self-identifying tokens are removed whole:
  *   sk-…(12+), sk-ant-…, sk-or-…, sk-proj-…, AIza…(20+), xox[abposr]-…(8+), gh[pousr]_…(20+) */
 
@@ -182,6 +249,26 @@ match_token (const char *p, const char *start)
   return 0;
 }
 
+/* Length of the userinfo of a URL whose "://" is at @p, when it holds a
+ * password ("user:pass@"), else 0. A user name alone ("git@") is kept: it
+ * is an address, not a credential. */
+static gsize
+match_userinfo (const char *p)
+{
+  gsize n = 0, at = 0;
+  gboolean colon = FALSE;
+
+  if (p[0] != ':' || p[1] != '/' || p[2] != '/')
+    return 0;
+  p += 3;
+  for (; p[n] != '\0' && !g_ascii_isspace (p[n]) && strchr ("/?#\"'<>", p[n]) == NULL; n++)
+    if (p[n] == '@')
+      at = n;
+    else if (p[n] == ':' && at == 0)
+      colon = TRUE;
+  return at > 0 && colon ? at : 0;
+}
+
 /* A copy of @text with every registered value replaced, or NULL when it
  * holds none: most texts do not, and are then scanned where they are. */
 static GString *
@@ -234,7 +321,7 @@ ow_redact (const char *text)
       gsize label, value = 0, token;
 
       /* First-byte filter: every pattern starts with one of these. */
-      if (strchr ("BbTtXxAa?&sg", *p) == NULL)
+      if (strchr ("BbTtXxAa?&sg:", *p) == NULL)
         {
           g_string_append_c (out, *p++);
           continue;
@@ -244,6 +331,11 @@ ow_redact (const char *text)
           g_string_append_len (out, p, label);
           g_string_append (out, "[redacted]");
           p += label + value;
+        }
+      else if ((value = match_userinfo (p)) > 0)
+        {
+          g_string_append (out, "://[redacted]");
+          p += 3 + value;
         }
       else if ((token = match_token (p, src)) > 0)
         {
@@ -256,18 +348,86 @@ ow_redact (const char *text)
   return g_string_free (out, FALSE);
 }
 
-gboolean
-ow_env_name_is_secret (const char *name)
-{
-  static const char *const markers[] = {
-    "KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "COOKIE",
-  };
-  g_autofree char *upper = g_ascii_strup (name, -1);
+/* ---- Streams -------------------------------------------------------------- */
 
-  for (gsize i = 0; i < G_N_ELEMENTS (markers); i++)
-    if (strstr (upper, markers[i]) != NULL)
-      return TRUE;
-  return FALSE;
+struct _OwRedactStream
+{
+  GString *held;  /* replaced of every whole value; its tail may begin one */
+};
+
+OwRedactStream *
+ow_redact_stream_new (void)
+{
+  OwRedactStream *self = g_new0 (OwRedactStream, 1);
+
+  self->held = g_string_new (NULL);
+  return self;
+}
+
+/* The length of the longest tail of @text (@len bytes) that is the start,
+ * but not the whole, of a registered value. */
+static gsize
+pending_prefix (const char *text, gsize len)
+{
+  gsize longest = 0;
+
+  g_mutex_lock (&secrets_lock);
+  for (guint i = 0; secrets != NULL && i < secrets->len; i++)
+    {
+      const char *secret = g_ptr_array_index (secrets, i);
+      gsize n = MIN (strlen (secret) - 1, len);
+
+      for (gsize l = n; l > longest; l--)
+        if (text[len - l] == secret[0] && memcmp (text + len - l, secret, l) == 0)
+          {
+            longest = l;
+            break;
+          }
+    }
+  g_mutex_unlock (&secrets_lock);
+  return longest;
+}
+
+char *
+ow_redact_stream_feed (OwRedactStream *self, const char *text, gsize len)
+{
+  g_autoptr(GString) replaced = NULL;
+  gsize keep;
+  char *ready;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_string_append_len (self->held, text, (gssize) len);
+  /* Whole values first, so a value that now ends inside the held text is
+   * replaced before the cut; what is left to hold can only be a start. */
+  replaced = replace_registered (self->held->str);
+  if (replaced != NULL)
+    g_string_assign (self->held, replaced->str);
+  keep = pending_prefix (self->held->str, self->held->len);
+  ready = g_strndup (self->held->str, self->held->len - keep);
+  g_string_erase (self->held, 0, (gssize) (self->held->len - keep));
+  return ready;
+}
+
+char *
+ow_redact_stream_flush (OwRedactStream *self)
+{
+  char *rest;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  rest = g_strdup (self->held->str);
+  g_string_truncate (self->held, 0);
+  return rest;
+}
+
+void
+ow_redact_stream_free (OwRedactStream *self)
+{
+  if (self == NULL)
+    return;
+  g_string_free (self->held, TRUE);
+  g_free (self);
 }
 
 /* The log writer: a copy of the fields with MESSAGE redacted, handed to

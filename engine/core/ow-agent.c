@@ -121,6 +121,9 @@ typedef struct {
   gboolean       compact_forced;   /* the model said the context overflowed */
   guint          overflows;        /* forced compactions for the current call */
   char          *overflow_error;   /* the overflow's message, for when nothing helps */
+  /* the reply streaming in: one per delta kind, so a key split across two
+   * deltas is still caught before any sink sees either half */
+  OwRedactStream *delta_streams[2];
 } Run;
 
 static void
@@ -136,6 +139,8 @@ run_free (Run *run)
   g_free (run->site);
   g_clear_pointer (&run->compact_history, json_array_unref);
   g_free (run->overflow_error);
+  for (guint i = 0; i < G_N_ELEMENTS (run->delta_streams); i++)
+    g_clear_pointer (&run->delta_streams[i], ow_redact_stream_free);
   g_clear_object (&run->cancellable);
   if (run->agent != NULL)
     run->agent->running = FALSE;
@@ -516,6 +521,19 @@ error_type_of (const GError *error)
 
 /* ---- Ending the turn ---------------------------------------------------- */
 
+/* Sets an assistant message's text without any value the engine holds: the
+ * message is saved in the session's database and sent back to the model,
+ * and a model that repeats a key it came across must not make either
+ * keep it. (Reasoning is kept as it came: a provider's signature covers
+ * it. Events are redacted where they are emitted, ow_session_emit().) */
+static void
+set_content (JsonObject *msg, const char *text)
+{
+  g_autofree char *safe = ow_redact_registered (text);
+
+  json_object_set_string_member (msg, "content", safe);
+}
+
 /* Persists what streamed before a failure, so nothing the person saw is
  * lost: an assistant message with the partial text and no tool calls. */
 static gboolean
@@ -527,7 +545,7 @@ persist_partial (GTask *task, OwTurn *partial)
     return TRUE;
   msg = json_object_new ();
   json_object_set_string_member (msg, "role", "assistant");
-  json_object_set_string_member (msg, "content", partial->text->str);
+  set_content (msg, partial->text->str);
   if (partial->reasoning->len > 0)
     json_object_set_string_member (msg, "reasoning", partial->reasoning->str);
   json_object_set_double_member (msg, "ts", (double) g_get_real_time () / G_USEC_PER_SEC);
@@ -594,16 +612,50 @@ finish_turn_end (GTask *task, OwOutcome outcome, const char *status)
 
 /* ---- Model calls -------------------------------------------------------- */
 
+static const char *
+delta_event (OwDeltaKind kind)
+{
+  return kind == OW_DELTA_REASONING ? "reasoning_delta" : "assistant_delta";
+}
+
+static void
+emit_delta (Run *run, OwDeltaKind kind, const char *text)
+{
+  JsonObject *data;
+
+  if (*text == '\0')
+    return;
+  data = json_object_new ();
+  json_object_set_string_member (data, "text", text);
+  emit (run, delta_event (kind), data);
+}
+
 static void
 on_delta_cb (OwDeltaKind kind, const char *text, gsize len, gpointer user_data)
 {
   GTask *task = user_data;
   Run *run = run_of (task);
-  JsonObject *data = json_object_new ();
-  g_autofree char *piece = g_strndup (text, len);
+  guint i = kind == OW_DELTA_REASONING ? 1 : 0;
+  g_autofree char *ready = NULL;
 
-  json_object_set_string_member (data, "text", piece);
-  emit (run, kind == OW_DELTA_REASONING ? "reasoning_delta" : "assistant_delta", data);
+  if (run->delta_streams[i] == NULL)
+    run->delta_streams[i] = ow_redact_stream_new ();
+  ready = ow_redact_stream_feed (run->delta_streams[i], text, len);
+  emit_delta (run, kind, ready);
+}
+
+/* The text each stream held back, as a last delta before whatever follows
+ * the reply (its message, an error, a retry). */
+static void
+flush_deltas (Run *run)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (run->delta_streams); i++)
+    if (run->delta_streams[i] != NULL)
+      {
+        g_autofree char *rest = ow_redact_stream_flush (run->delta_streams[i]);
+
+        emit_delta (run, i == 1 ? OW_DELTA_REASONING : OW_DELTA_TEXT, rest);
+      }
 }
 
 static void
@@ -724,6 +776,7 @@ on_model_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   gint64 msg_index;
 
   turn = ow_provider_complete_finish (OW_PROVIDER (source), result, &info, &partial, &error);
+  flush_deltas (run);
 
   if (turn == NULL)
     {
@@ -817,7 +870,7 @@ on_model_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 
   msg = json_object_new ();
   json_object_set_string_member (msg, "role", "assistant");
-  json_object_set_string_member (msg, "content", turn->text->str);
+  set_content (msg, turn->text->str);
   json_object_set_double_member (msg, "ts", (double) g_get_real_time () / G_USEC_PER_SEC);
   names = json_array_new ();
   if (turn->tool_calls->len > 0)

@@ -7,6 +7,8 @@
 
 #include "ow-error.h"
 #include "ow-json.h"
+#include "ow-secret-env.h"
+#include "tools/ow-web-tools.h"
 
 struct _OwContext
 {
@@ -62,6 +64,39 @@ ow_context_init (OwContext *self)
 {
 }
 
+/* The machine config's extra names for commands' environment. Only the
+ * machine's file counts: a project's config cannot widen what commands
+ * see (ow_config_load() ignores the key there). */
+static void
+apply_shell_environment (OwContext *self)
+{
+  g_auto(GStrv) names = ow_config_get_strv (self->config, "shell_environment_allow");
+
+  ow_secret_env_set_allowed ((const char *const *) names);
+}
+
+void
+ow_context_take_environment_secrets (void)
+{
+  const GPtrArray *catalog = ow_provider_catalog_get ();
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+
+  for (guint i = 0; i < catalog->len; i++)
+    {
+      const OwProviderEntry *e = g_ptr_array_index (catalog, i);
+      JsonArray *alt = ow_json_get_array (e->quirks, "key_env_alt");
+
+      if (e->key_env != NULL)
+        g_ptr_array_add (names, e->key_env);
+      for (guint j = 0; alt != NULL && j < json_array_get_length (alt); j++)
+        g_ptr_array_add (names, (gpointer) json_array_get_string_element (alt, j));
+    }
+  for (const char *const *n = ow_web_search_key_names (); *n != NULL; n++)
+    g_ptr_array_add (names, (gpointer) *n);
+  g_ptr_array_add (names, NULL);
+  ow_secret_env_capture ((const char *const *) names->pdata);
+}
+
 OwContext *
 ow_context_new (const OwContextOptions *options, GError **error)
 {
@@ -87,6 +122,7 @@ ow_context_new (const OwContextOptions *options, GError **error)
       if (self->config == NULL)
         return NULL;
     }
+  apply_shell_environment (self);
 
   if (!ow_paths_ensure_dir (self->paths->state_dir, error))
     return NULL;
@@ -166,6 +202,7 @@ ow_context_reload_config (OwContext *self, GError **error)
     return FALSE;
   g_clear_pointer (&self->config, ow_config_unref);
   self->config = fresh;
+  apply_shell_environment (self);
   g_signal_emit (self, signals[SIGNAL_CONFIG_CHANGED], 0);
   return TRUE;
 }
@@ -207,9 +244,7 @@ ow_context_dup_scratch_dir (OwContext *self)
 static gboolean
 env_set (const char *name)
 {
-  const char *value = name != NULL ? g_getenv (name) : NULL;
-
-  return value != NULL && *value != '\0';
+  return ow_secret_env_get (name) != NULL;
 }
 
 const char *

@@ -63,6 +63,13 @@ gboolean      ow_context_is_scratch      (OwContext *self, const char *path);
  * `model`; NULL when neither is set. */
 const char   *ow_context_default_model  (OwContext *self);
 
+/* Moves every key variable the engine reads (each catalog entry's key
+ * variable and its alternatives, the web search keys) out of the process
+ * environment into memory, registered for redaction; the key still works
+ * for the whole run. The programs call this first thing in main(), before
+ * any thread starts: it unsets variables. */
+void          ow_context_take_environment_secrets (void);
+
 /* Which environment variable holds @entry's key in this process — its key
  * variable, or an alternative the catalog lists (GOOGLE_API_KEY) — or NULL
  * when none is set. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ow-error.h"
+#include "ow-redact.h"
 
 struct _OwSession
 {
@@ -555,14 +556,28 @@ ow_session_emit (OwSession *self, const char *type, JsonObject *data, GError **e
 {
   g_autoptr(JsonObject) owned = data != NULL ? data : json_object_new ();
   g_autoptr(OwEvent) event = NULL;
+  g_autofree char *text = ow_json_object_to_string (owned);
+  g_autofree char *safe = ow_redact_registered (text);
+  const char *stored = text;
   gboolean saved = TRUE;
 
+  /* The one place every event passes on its way to the database, the
+   * record and the clients: none of them keeps a value the engine holds
+   * (a key in an error's base URL, a model repeating one). */
+  if (!g_str_equal (safe, text))
+    {
+      JsonObject *clean = ow_json_object_from_string (safe, -1, NULL);
+
+      if (clean != NULL)
+        {
+          json_object_unref (owned);
+          owned = clean;
+          stored = safe;
+        }
+    }
   event = ow_event_new (++self->last_seq, g_get_real_time () / 1000, self->id, type, owned);
   if (self->store != NULL)
-    {
-      g_autofree char *text = ow_json_object_to_string (owned);
-      saved = ow_store_event_append (self->store, self->id, event->seq, event->ts, type, text, error);
-    }
+    saved = ow_store_event_append (self->store, self->id, event->seq, event->ts, type, stored, error);
   g_signal_emit (self, signals[SIGNAL_EVENT], 0, event);
   return saved;
 }

@@ -125,16 +125,32 @@ usage_error (const char *fmt, ...)
   return OW_EXIT_USAGE;
 }
 
+/* Writes to the terminal through the same redaction as the record: a
+ * terminal's scrollback and a CI log are records too. */
+static void G_GNUC_PRINTF (2, 3)
+show (FILE *out, const char *fmt, ...)
+{
+  va_list ap;
+  g_autofree char *text = NULL;
+  g_autofree char *safe = NULL;
+
+  va_start (ap, fmt);
+  text = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  safe = ow_redact (text);
+  fputs (safe, out);
+}
+
 static void G_GNUC_PRINTF (1, 2)
 say (const char *fmt, ...)
 {
   va_list ap;
+  g_autofree char *text = NULL;
 
   va_start (ap, fmt);
-  fputs ("openworker: ", stderr);
-  vfprintf (stderr, fmt, ap);
-  fputc ('\n', stderr);
+  text = g_strdup_vprintf (fmt, ap);
   va_end (ap);
+  show (stderr, "openworker: %s\n", text);
 }
 
 static const char *const efforts[] = { "none", "minimal", "low", "medium", "high", "xhigh", "max", NULL };
@@ -311,6 +327,12 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
         shown = g_strdup (json_object_get_string_member_with_default (args, "path", ""));
       else
         shown = g_strdup ("");
+      /* Redacted before it is cut: a key cut in half is no longer found. */
+      {
+        char *safe = ow_redact (shown);
+        g_free (shown);
+        shown = safe;
+      }
       if (g_utf8_strlen (shown, -1) > 120)
         {
           g_autofree char *head = g_utf8_substring (shown, 0, 120);
@@ -318,7 +340,7 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
           shown = g_strconcat (head, "…", NULL);
         }
       g_strdelimit (shown, "\n\r", ' ');
-      fprintf (stderr, "  • %s %s\n", name, shown);
+      show (stderr, "  • %s %s\n", name, shown);
     }
   else if (g_str_equal (type, "tool_finished"))
     {
@@ -326,7 +348,7 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
       guint n = GPOINTER_TO_UINT (g_hash_table_lookup (r->tool_status, status));
       g_hash_table_insert (r->tool_status, g_strdup (status), GUINT_TO_POINTER (n + 1));
       if (!g_str_equal (status, "ok"))
-        fprintf (stderr, "    ✗ %s%s%s\n", status, json_object_has_member (d, "reason") ? ": " : "",
+        show (stderr, "    ✗ %s%s%s\n", status, json_object_has_member (d, "reason") ? ": " : "",
                  json_object_get_string_member_with_default (d, "reason", ""));
     }
   else if (g_str_equal (type, "assistant_message"))
@@ -335,12 +357,12 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
       const char *text = json_object_get_string_member_with_default (d, "text", "");
       /* Narration before tool calls is progress; the final answer goes to stdout. */
       if (calls != NULL && json_array_get_length (calls) > 0 && *text != '\0')
-        fprintf (stderr, "› %s\n", text);
+        show (stderr, "› %s\n", text);
     }
   else if (g_str_equal (type, "provider_retry"))
     {
-      g_autofree char *cause = ow_redact (json_object_get_string_member_with_default (d, "cause", ""));
-      fprintf (stderr, "openworker: provider error (%s: %s Cause: %s); retry %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+      const char *cause = json_object_get_string_member_with_default (d, "cause", "");
+      show (stderr, "openworker: provider error (%s: %s Cause: %s); retry %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
                " in %gs\n",
                json_object_get_string_member_with_default (d, "error_type", "Error"),
                json_object_get_string_member_with_default (d, "error", ""), cause,
@@ -362,21 +384,21 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
       json_object_set_string_member (a, "answered_by", "mode dangerously-bypass-approvals");
       ow_run_record_answer (r->record, a);
       json_object_unref (a);
-      fprintf (stderr, "    ! safety check cleared by mode\n");
+      show (stderr, "    ! safety check cleared by mode\n");
     }
   else if (g_str_equal (type, "review_finished"))
     {
-      fprintf (stderr, "    reviewer: %s — %s\n", json_object_get_string_member_with_default (d, "verdict", ""),
+      show (stderr, "    reviewer: %s — %s\n", json_object_get_string_member_with_default (d, "verdict", ""),
                json_object_get_string_member_with_default (d, "reasoning", ""));
     }
   else if (g_str_equal (type, "reviewer_paused"))
     {
-      fprintf (stderr, "openworker: the reviewer denied %" G_GINT64_FORMAT " calls in a row and is paused; a person decides "
+      show (stderr, "openworker: the reviewer denied %" G_GINT64_FORMAT " calls in a row and is paused; a person decides "
                "from here on.\n", json_object_get_int_member_with_default (d, "denials", 0));
     }
   else if (g_str_equal (type, "error"))
     {
-      fprintf (stderr, "openworker: error: %s\n", json_object_get_string_member_with_default (d, "error", ""));
+      show (stderr, "openworker: error: %s\n", json_object_get_string_member_with_default (d, "error", ""));
     }
 }
 
@@ -1015,7 +1037,7 @@ run (Run *r)
 
   if (r->result->outcome == OW_OUTCOME_COMPLETED)
     {
-      const char *answer = last_answer (session);
+      g_autofree char *answer = ow_redact (last_answer (session));
       fputs (answer, stdout);
       if (*answer != '\0' && answer[strlen (answer) - 1] != '\n')
         fputc ('\n', stdout);

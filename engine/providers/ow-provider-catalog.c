@@ -49,6 +49,7 @@
 #include "ow-error.h"
 #include "ow-redact.h"
 #include "ow-resources.h"
+#include "ow-secret-env.h"
 
 typedef struct {
   GPtrArray  *entries;   /* OwProviderEntry*, in the file's order */
@@ -288,7 +289,8 @@ env_get (const char *const *envp,
 
   if (name == NULL)
     return NULL;
-  value = envp != NULL ? g_environ_getenv ((char **) envp, name) : g_getenv (name);
+  /* The process's key variables were moved into memory at start. */
+  value = envp != NULL ? g_environ_getenv ((char **) envp, name) : ow_secret_env_get (name);
   return value != NULL && value[0] != '\0' ? value : NULL;
 }
 
@@ -417,6 +419,8 @@ ow_provider_catalog_create (const OwProviderEntry     *entry,
     ow_wire_style_from_string (ow_json_get_string (quirks, "custom_base_url_wire"), &wire);
 
   ow_redact_register_secret (key);
+  /* A base URL from the config may carry a password too. */
+  ow_secret_env_register_url (base);
   config.id = entry->id;
   config.title = entry->title;
   config.base_url = base;

@@ -1356,11 +1356,15 @@ on_sent_cb (GObject      *source,
                                error->message);
           return;
         }
-      result_error = g_error_new (OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_CONNECTION,
-                                  "Couldn't reach %s at %s (%s). Check the network connection, "
-                                  "and that the server is running at that address.",
-                                  ow_provider_get_title (self), ow_provider_get_base_url (self),
-                                  error->message);
+      {
+        /* Shown without a password the base URL may carry. */
+        g_autofree char *shown = ow_redact (ow_provider_get_base_url (self));
+
+        result_error = g_error_new (OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_CONNECTION,
+                                    "Couldn't reach %s at %s (%s). Check the network connection, "
+                                    "and that the server is running at that address.",
+                                    ow_provider_get_title (self), shown, error->message);
+      }
       call_complete_error (task, call, result_error, error->message);
       return;
     }

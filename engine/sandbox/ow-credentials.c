@@ -30,6 +30,7 @@
 
 #include "ow-error.h"
 #include "ow-redact.h"
+#include "ow-secret-env.h"
 #include "store/ow-toml.h"
 
 #define MAX_COPY_BYTES   ((guint64) 64 * 1024 * 1024)
@@ -1169,13 +1170,12 @@ ow_credentials_environ (GPtrArray          *copies,
 
   g_return_val_if_fail (inside_home != NULL, NULL);
 
-  for (gsize i = 0; env != NULL && env[i] != NULL; i++)
+  if (env != NULL)
     {
-      const char *eq = strchr (env[i], '=');
-      g_autofree char *name = eq != NULL ? g_strndup (env[i], (gsize) (eq - env[i])) : NULL;
+      g_auto(GStrv) allowed = ow_secret_env_filter (env);
 
-      if (name != NULL && !ow_env_name_is_secret (name))
-        g_ptr_array_add (out, g_strdup (env[i]));
+      for (guint i = 0; allowed[i] != NULL; i++)
+        g_ptr_array_add (out, g_strdup (allowed[i]));
     }
   g_ptr_array_add (out, NULL);
 

@@ -18,8 +18,8 @@
  * Each enabled entry becomes an OwCredentialCopy: its source is copied
  * owner-only into the sandbox's private home when the sandbox starts and
  * deleted with it, the tool's variable points at the copy, and its hosts
- * join the allow list. Host variables whose names say they hold a secret
- * never reach the sandbox (ow_env_name_is_secret()).
+ * join the allow list. Only allow-listed host variables reach the sandbox
+ * (ow_secret_env_filter()).
  *
  * The catalogue's AWS and gcloud entries need whole domains
  * (*.amazonaws.com:443, *.googleapis.com:443): those are written as
@@ -104,9 +104,9 @@ gboolean    ow_credentials_remove          (GPtrArray   *copies,
  * sandbox home as the sandbox sees it. */
 char       *ow_credential_copy_env         (const OwCredentialCopy *copy,
                                             const char             *inside_home);
-/* The environment for the sandbox's tools: @env (environ-style) without
- * any variable whose name says it holds a secret, then the copies'
- * variables (which hold only paths to the copies). */
+/* The environment for the sandbox's tools: the allow-listed variables of
+ * @env (environ-style), then the copies' variables (which hold only paths
+ * to the copies). */
 char      **ow_credentials_environ         (GPtrArray          *copies,
                                             const char         *inside_home,
                                             const char *const  *env);

@@ -20,6 +20,7 @@
 
 #include "ow-error.h"
 #include "ow-json.h"
+#include "ow-secret-env.h"
 #include "providers/ow-provider-catalog.h"
 #include "server/ow-chat-request.h"
 #include "store/ow-model-config.h"
@@ -571,8 +572,7 @@ on_models_keys_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   for (guint i = 0; i < catalog->len; i++)
     {
       const OwProviderEntry *e = g_ptr_array_index (catalog, i);
-      const char *env = e->key_env != NULL ? g_getenv (e->key_env) : NULL;
-      gboolean has = (env != NULL && *env != '\0')
+      gboolean has = ow_secret_env_get (e->key_env) != NULL
                      || (stored != NULL && g_strv_contains ((const char *const *) stored, e->id));
       if (has && e->recommended_model != NULL)
         {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ow-json.h"
+#include "ow-secret-env.h"
 #include "providers/ow-provider-catalog.h"
 #include "providers/ow-provider-verify.h"
 
@@ -55,8 +56,7 @@ wire_name (OwWireStyle wire)
 static gboolean
 env_has_key (const OwProviderEntry *e)
 {
-  const char *v = e->key_env != NULL ? g_getenv (e->key_env) : NULL;
-  return v != NULL && *v != '\0';
+  return ow_secret_env_get (e->key_env) != NULL;
 }
 
 static JsonObject *

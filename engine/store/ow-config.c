@@ -88,6 +88,7 @@ static const KnownKey known_keys[] = {
   { "sandbox_toolchains", T_STRV, NULL, 0 },
   { "providers", T_TABLE, NULL, 0 },
   { "scratch_dir", T_STRING, NULL, 0 },
+  { "shell_environment_allow", T_STRV, NULL, 0 },
   { "desktop", T_TABLE, NULL, 0 },
   { "desktop.run_in_background", T_BOOL, NULL, 0 },
 };

@@ -14,6 +14,7 @@
 
 #include "ow-files.h"
 #include "ow-redact.h"
+#include "ow-secret-env.h"
 #include "tools/body/ow-tb.h"
 
 G_DEFINE_INTERFACE (OwExecutor, ow_executor, G_TYPE_OBJECT)
@@ -118,20 +119,7 @@ ow_executor_set_guard_off (OwExecutor *self, gboolean off)
 char **
 ow_tool_environment (const char *const *envp)
 {
-  g_auto(GStrv) own = NULL;
-  GPtrArray *out = g_ptr_array_new ();
-
-  if (envp == NULL)
-    envp = (const char *const *) (own = g_get_environ ());
-  for (guint i = 0; envp[i] != NULL; i++)
-    {
-      const char *eq = strchr (envp[i], '=');
-      g_autofree char *name = eq != NULL ? g_strndup (envp[i], eq - envp[i]) : g_strdup (envp[i]);
-      if (!ow_env_name_is_secret (name))
-        g_ptr_array_add (out, g_strdup (envp[i]));
-    }
-  g_ptr_array_add (out, NULL);
-  return (char **) g_ptr_array_free (out, FALSE);
+  return ow_secret_env_filter (envp);
 }
 
 /* ---- The direct executor ------------------------------------------------ */

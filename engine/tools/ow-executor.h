@@ -73,8 +73,8 @@ const char   *ow_executor_get_enforcement (OwExecutor *self);
 void          ow_executor_set_guard_off   (OwExecutor *self, gboolean off);
 
 /* The in-process executor. @cwd is where the shell starts; the shell's
- * environment is this process's minus every variable whose name says it
- * holds a secret. */
+ * environment is the allow-listed part of this process's
+ * (ow_tool_environment()). */
 #define OW_TYPE_EXECUTOR_DIRECT (ow_executor_direct_get_type ())
 G_DECLARE_FINAL_TYPE (OwExecutorDirect, ow_executor_direct, OW, EXECUTOR_DIRECT, GObject)
 
@@ -105,8 +105,10 @@ void          ow_executor_direct_set_guard (OwExecutorDirect *self, const OwGuar
 /* Runs commands without the guard while @off (dangerously-bypass-approvals). */
 void          ow_executor_direct_set_guard_off (OwExecutorDirect *self, gboolean off);
 
-/* The environment tools get: @envp (NULL = this process's) without
- * secret-looking variables. */
+/* The environment tools get: only the allow-listed variables of @envp
+ * (NULL = this process's), see ow_secret_env_filter(). A list rather than
+ * a filter on names: DATABASE_URL, GH_PAT or a *_PASS hold secrets no name
+ * rule recognises. */
 char        **ow_tool_environment         (const char *const *envp);
 
 G_END_DECLS

@@ -21,6 +21,7 @@
 
 #include "ow-error.h"
 #include "ow-redact.h"
+#include "ow-secret-env.h"
 
 #define FETCH_TIMEOUT_MS    (20 * 1000)
 #define FETCH_CONNECT_MS    (10 * 1000)
@@ -986,6 +987,14 @@ base_url (const char *env_name,
   return g_steal_pointer (&url);
 }
 
+const char *const *
+ow_web_search_key_names (void)
+{
+  static const char *const names[] = { "TAVILY_API_KEY", "BRAVE_API_KEY", NULL };
+
+  return names;
+}
+
 static const char *
 provider_key_env (const char *provider)
 {
@@ -1005,9 +1014,7 @@ choose_provider (OwWebAccess *access)
     return g_ascii_strdown (access->search_provider, -1);
   for (gsize i = 0; i < G_N_ELEMENTS (keyed); i++)
     {
-      const char *key = g_getenv (provider_key_env (keyed[i]));
-
-      if (key != NULL && *key != '\0')
+      if (ow_secret_env_get (provider_key_env (keyed[i])) != NULL)
         return g_strdup (keyed[i]);
     }
   return g_strdup ("duckduckgo");
@@ -1360,8 +1367,8 @@ run_web_search (OwWebAccess *access,
   key_env = provider_key_env (call->provider);
   if (key_env != NULL)
     {
-      key = g_getenv (key_env);
-      if (key == NULL || *key == '\0')
+      key = ow_secret_env_get (key_env);
+      if (key == NULL)
         {
           g_autofree char *msg = g_strdup_printf ("web search failed: %s needs an API key: set %s, or choose "
                                                   "another web_search_provider", call->provider, key_env);

@@ -47,6 +47,9 @@ void         ow_web_access_set_search_provider (OwWebAccess *access,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (OwWebAccess, ow_web_access_unref)
 
+/* The variables the keyed search services' keys are read from. */
+const char *const *ow_web_search_key_names (void);
+
 /* Adds web_fetch and web_search (risk READ) to @registry. */
 void         ow_web_tools_register (OwToolRegistry *registry,
                                     OwWebAccess    *access);

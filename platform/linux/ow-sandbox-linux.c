@@ -46,6 +46,7 @@
 #include "ow-error.h"
 #include "ow-json.h"
 #include "ow-redact.h"
+#include "ow-secret-env.h"
 #include "sandbox/ow-executor-runner.h"
 #include "store/ow-paths.h"
 
@@ -541,6 +542,19 @@ add_probe (JsonArray *checks, const char *kind)
 }
 
 /* The wall's checks for this sandbox. */
+static gboolean
+names_credential_copy (const OwSandboxSpec *spec, const char *name)
+{
+  for (guint i = 0; spec->credentials != NULL && i < spec->credentials->len; i++)
+    {
+      OwCredentialCopy *c = g_ptr_array_index (spec->credentials, i);
+
+      if (g_strcmp0 (c->env_name, name) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static JsonArray *
 build_checks (const OwSandboxSpec *spec, const char *home, GPtrArray *hidden, GPtrArray *placed,
               GPtrArray *bound, int decoy_port)
@@ -619,8 +633,9 @@ build_checks (const OwSandboxSpec *spec, const char *home, GPtrArray *hidden, GP
   json_object_set_int_member (o, "pid", getpid ());
   json_array_add_object_element (checks, o);
 
-  /* Every secret-looking variable this process or the spec has must be
-   * missing from what the tools get. */
+  /* Every variable of this process or the spec that is not on the allow
+   * list (and is not a credential copy's path) must be missing from what
+   * the tools get. */
   for (int pass = 0; pass < 2; pass++)
     {
       const char *const *env = pass == 0 ? (const char *const *) own_env : spec->env;
@@ -629,7 +644,8 @@ build_checks (const OwSandboxSpec *spec, const char *home, GPtrArray *hidden, GP
         {
           g_autofree char *name = g_strndup (env[i], strcspn (env[i], "="));
 
-          if (ow_env_name_is_secret (name) && g_utf8_validate (name, -1, NULL))
+          if (!ow_secret_env_name_allowed (name) && !names_credential_copy (spec, name)
+              && g_utf8_validate (name, -1, NULL))
             json_array_add_string_element (secret_names, name);
         }
     }
@@ -770,6 +786,17 @@ linux_start_async (OwSandboxBackend    *backend,
   /* The tools' environment, filtered again here: what reaches a tool
    * must never depend on the caller having remembered. */
   tools_env = ow_tool_environment (spec->env);
+  /* A credential copy's variable names a path inside the sandbox, set by
+   * ow_credentials_environ(); it is not on the allow list, by name. */
+  for (guint i = 0; spec->credentials != NULL && i < spec->credentials->len; i++)
+    {
+      OwCredentialCopy *c = g_ptr_array_index (spec->credentials, i);
+      const char *value = c->env_name != NULL && spec->env != NULL
+                            ? g_environ_getenv ((char **) spec->env, c->env_name) : NULL;
+
+      if (value != NULL)
+        tools_env = g_environ_setenv (tools_env, c->env_name, value, TRUE);
+    }
   home_env = g_environ_getenv (tools_env, "HOME");
   if (home_env == NULL && spec->env != NULL)
     home_env = g_environ_getenv ((char **) spec->env, "HOME");

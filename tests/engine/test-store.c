@@ -4,6 +4,7 @@
 #include "core/ow-session.h"
 #include "ow-error.h"
 #include "ow-redact.h"
+#include "ow-secret-env.h"
 #include "store/ow-audit-log.h"
 #include "store/ow-config.h"
 #include "store/ow-model-config.h"
@@ -356,12 +357,217 @@ test_redact (void)
     g_autofree char *out = ow_redact ("nothing secret in this line");
     g_assert_cmpstr (out, ==, "nothing secret in this line");
   }
-  g_assert_true (ow_env_name_is_secret ("OPENAI_API_KEY"));
-  g_assert_true (ow_env_name_is_secret ("GITHUB_TOKEN"));
-  g_assert_true (ow_env_name_is_secret ("DB_PASSWORD"));
-  g_assert_false (ow_env_name_is_secret ("PATH"));
-  g_assert_false (ow_env_name_is_secret ("XAUTHORITY"));
-  g_assert_false (ow_env_name_is_secret ("DBUS_SESSION_BUS_ADDRESS"));
+}
+
+/* @prefix, then @value as `od -tx1` or `xxd -p` prints it. */
+static char *
+hex_of (const char *prefix, const char *value)
+{
+  GString *hex = g_string_new (prefix);
+
+  for (const char *p = value; *p != '\0'; p++)
+    g_string_append_printf (hex, "%02x", (guchar) *p);
+  return g_string_free (hex, FALSE);
+}
+
+/* @text with @value inside, base64-encoded at @align bytes into the input
+ * (standard or URL-safe), as a program would print it. Returns the encoding
+ * and sets @inner to a stretch of it only @value's own bits decide. */
+static char *
+encode_at (const char *value, gsize align, gboolean url_safe, char **inner)
+{
+  g_autofree char *input = g_strdup_printf ("%.*s%s tail", (int) align, "ab", value);
+  char *encoded = g_base64_encode ((const guchar *) input, strlen (input));
+
+  if (url_safe)
+    {
+      g_strdelimit (encoded, "+", '-');
+      g_strdelimit (encoded, "/", '_');
+    }
+  *inner = g_strndup (encoded + 4, 8);
+  return encoded;
+}
+
+static void
+test_redact_encodings (void)
+{
+  /* '>' and '?' runs make base64 print '+' and '/', where the two
+   * alphabets differ. */
+  const char *secret = "enc>>>???_secret-0042";
+  const char *escaped_upper = "p%40ss%2Fword%3A-4242";
+  const char *escaped_lower = "p%40ss%2fword%3a-4242";
+
+  ow_redact_register_secret (secret);
+  ow_redact_register_secret ("p@ss/word:-4242");
+  for (gsize align = 0; align < 3; align++)
+    for (int url_safe = 0; url_safe < 2; url_safe++)
+      {
+        g_autofree char *inner = NULL;
+        g_autofree char *encoded = encode_at (secret, align, url_safe, &inner);
+        g_autofree char *line = g_strdup_printf ("before %s after", encoded);
+        g_autofree char *out = ow_redact (line);
+
+        if (strstr (out, inner) != NULL || strstr (out, "[redacted]") == NULL
+            || !g_str_has_prefix (out, "before ") || !g_str_has_suffix (out, " after"))
+          g_error ("alignment %zu%s: %s → %s", align, url_safe ? " (URL-safe)" : "", line, out);
+      }
+  {
+    g_autofree char *hex = hex_of ("dump: ", secret);
+    g_autofree char *upper = g_ascii_strup (hex, -1);
+    g_autofree char *out_lower = ow_redact (hex);
+    g_autofree char *out_upper = ow_redact (upper);
+
+    g_assert_cmpstr (out_lower, ==, "dump: [redacted]");
+    g_assert_cmpstr (out_upper, ==, "DUMP: [redacted]");
+  }
+  {
+    g_autofree char *upper = g_strdup_printf ("GET /login?pw=%s&next=1", escaped_upper);
+    g_autofree char *lower = g_strdup_printf ("GET /login?pw=%s&next=1", escaped_lower);
+    g_autofree char *out_upper = ow_redact (upper);
+    g_autofree char *out_lower = ow_redact (lower);
+
+    g_assert_cmpstr (out_upper, ==, "GET /login?pw=[redacted]&next=1");
+    g_assert_cmpstr (out_lower, ==, "GET /login?pw=[redacted]&next=1");
+  }
+  /* Control: encodings of text that is not registered pass untouched. */
+  {
+    g_autofree char *b64 = g_base64_encode ((const guchar *) "just ordinary words", 19);
+    g_autofree char *out = ow_redact (b64);
+
+    g_assert_cmpstr (out, ==, b64);
+  }
+}
+
+static void
+test_redact_url_userinfo (void)
+{
+  const struct {
+    const char *in;
+    const char *out;
+  } cases[] = {
+    { "POST http://user:pass@127.0.0.1:8000/v1/chat/completions",
+      "POST http://[redacted]@127.0.0.1:8000/v1/chat/completions" },
+    { "\"url\":\"https://me:p@ss@proxy.example:3128\"", "\"url\":\"https://[redacted]@proxy.example:3128\"" },
+    /* Controls: a user name alone, a port, no userinfo at all. */
+    { "git clone ssh://git@github.com/o/r", "git clone ssh://git@github.com/o/r" },
+    { "http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1" },
+    { "see https://example.org/a:b@c", "see https://example.org/a:b@c" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *out = ow_redact (cases[i].in);
+      g_assert_cmpstr (out, ==, cases[i].out);
+    }
+}
+
+/* Feeds @pieces through a stream; returns what it let out, in order, and
+ * fails when one piece let out more than the start of the secret. */
+static char *
+stream_through (const char *const *pieces, const char *must_not)
+{
+  g_autoptr(OwRedactStream) stream = ow_redact_stream_new ();
+  GString *all = g_string_new (NULL);
+  g_autofree char *rest = NULL;
+
+  for (guint i = 0; pieces[i] != NULL; i++)
+    {
+      g_autofree char *ready = ow_redact_stream_feed (stream, pieces[i], strlen (pieces[i]));
+
+      if (must_not != NULL && strstr (ready, must_not) != NULL)
+        g_error ("piece %u let out \"%s\"", i, ready);
+      g_string_append (all, ready);
+    }
+  rest = ow_redact_stream_flush (stream);
+  g_string_append (all, rest);
+  return g_string_free (all, FALSE);
+}
+
+static void
+test_redact_stream (void)
+{
+  ow_redact_register_secret ("stream-secret-0123456789");
+  {
+    const char *pieces[] = { "hello stream-sec", "ret-01234", "56789 world", NULL };
+    g_autofree char *out = stream_through (pieces, "stream-s");
+    g_assert_cmpstr (out, ==, "hello [redacted] world");
+  }
+  {
+    /* Split inside its hex form. */
+    g_autofree char *hex = hex_of ("x=", "stream-secret-0123456789");
+    g_autofree char *head = g_strndup (hex, 12);
+    const char *pieces[] = { head, hex + 12, " done", NULL };
+    g_autofree char *out = stream_through (pieces, "73747265616d");
+
+    g_assert_cmpstr (out, ==, "x=[redacted] done");
+  }
+  {
+    /* Controls: a start that turns into an ordinary word is let out whole,
+     * and text with no start of a secret is let out at once. */
+    const char *pieces[] = { "a str", "ange stream", " of words", NULL };
+    g_autofree char *out = stream_through (pieces, NULL);
+    g_autoptr(OwRedactStream) stream = ow_redact_stream_new ();
+    g_autofree char *ready = ow_redact_stream_feed (stream, "plain words ", 12);
+    g_autofree char *rest = ow_redact_stream_flush (stream);
+
+    g_assert_cmpstr (out, ==, "a strange stream of words");
+    g_assert_cmpstr (ready, ==, "plain words ");
+    g_assert_cmpstr (rest, ==, "");
+  }
+}
+
+static void
+test_secret_env_capture (void)
+{
+  g_autofree char *out = NULL;
+
+  g_setenv ("OW_TEST_CAPTURED_API_KEY", "captured-key-value-99", TRUE);
+  g_setenv ("OW_TEST_LEFT_ALONE", "left-alone-value-99", TRUE);
+  g_setenv ("HTTPS_PROXY", "http://proxyuser:proxy-pass-777@127.0.0.1:3128", TRUE);
+  ow_secret_env_capture ((const char *const[]) { "OW_TEST_CAPTURED_API_KEY", "OW_TEST_NEVER_SET", NULL });
+
+  /* Gone from the environment, still there for the engine, redacted. */
+  g_assert_null (g_getenv ("OW_TEST_CAPTURED_API_KEY"));
+  g_assert_cmpstr (ow_secret_env_get ("OW_TEST_CAPTURED_API_KEY"), ==, "captured-key-value-99");
+  g_assert_null (ow_secret_env_get ("OW_TEST_NEVER_SET"));
+  out = ow_redact ("k=captured-key-value-99 p=proxy-pass-777 o=left-alone-value-99");
+  g_assert_cmpstr (out, ==, "k=[redacted] p=[redacted] o=left-alone-value-99");
+  /* The proxy keeps its credentials: a person's proxy needs them. */
+  g_assert_cmpstr (g_getenv ("HTTPS_PROXY"), ==, "http://proxyuser:proxy-pass-777@127.0.0.1:3128");
+  g_assert_cmpstr (ow_secret_env_get ("OW_TEST_LEFT_ALONE"), ==, "left-alone-value-99");
+  g_unsetenv ("HTTPS_PROXY");
+}
+
+static void
+test_secret_env_allow_list (void)
+{
+  const char *const env[] = {
+    "PATH=/usr/bin", "HOME=/home/p", "LANG=C.UTF-8", "LC_TIME=C", "TZ=UTC", "TMPDIR=/tmp",
+    "https_proxy=http://u:pw@proxy:3128", "NO_PROXY=localhost", "TERM=xterm",
+    "DATABASE_URL=postgres://app:db-pass-1@db/app", "DB_PASS=hunter22", "GH_PAT=ghp_notreal",
+    "OPENAI_BASE_URL=http://user:pass@127.0.0.1:8000/v1", "OPENAI_API_KEY=sk-x", "DISPLAY=:0",
+    "MY_TOOL_HOME=/opt/tool", "MYCO_REGION=eu", "MYCO_ZONE=b", NULL,
+  };
+  g_auto(GStrv) plain = NULL;
+  g_auto(GStrv) extra = NULL;
+
+  ow_secret_env_set_allowed (NULL);
+  plain = ow_secret_env_filter (env);
+  for (const char *const *n = (const char *const[]) { "PATH", "HOME", "LANG", "LC_TIME", "TZ", "TMPDIR",
+                                                      "https_proxy", "NO_PROXY", "TERM", NULL }; *n != NULL; n++)
+    g_assert_nonnull (g_environ_getenv (plain, *n));
+  for (const char *const *n = (const char *const[]) { "DATABASE_URL", "DB_PASS", "GH_PAT", "OPENAI_BASE_URL",
+                                                      "OPENAI_API_KEY", "DISPLAY", "MY_TOOL_HOME", "MYCO_REGION",
+                                                      NULL }; *n != NULL; n++)
+    g_assert_null (g_environ_getenv (plain, *n));
+
+  ow_secret_env_set_allowed ((const char *const[]) { "MY_TOOL_HOME", "MYCO_*", NULL });
+  extra = ow_secret_env_filter (env);
+  g_assert_cmpstr (g_environ_getenv (extra, "MY_TOOL_HOME"), ==, "/opt/tool");
+  g_assert_cmpstr (g_environ_getenv (extra, "MYCO_REGION"), ==, "eu");
+  g_assert_cmpstr (g_environ_getenv (extra, "MYCO_ZONE"), ==, "b");
+  g_assert_null (g_environ_getenv (extra, "DATABASE_URL"));
+  ow_secret_env_set_allowed (NULL);
 }
 
 /* Several processes opening a brand-new database at once (a run and
@@ -416,5 +622,10 @@ main (int argc, char **argv)
   g_test_add ("/ow/engine/audit/export", Fixture, NULL, fixture_setup, test_audit_export, fixture_teardown);
   g_test_add ("/ow/engine/model-config", Fixture, NULL, fixture_setup, test_model_config, fixture_teardown);
   g_test_add_func ("/ow/engine/redact", test_redact);
+  g_test_add_func ("/ow/engine/redact/encodings", test_redact_encodings);
+  g_test_add_func ("/ow/engine/redact/url-userinfo", test_redact_url_userinfo);
+  g_test_add_func ("/ow/engine/redact/stream", test_redact_stream);
+  g_test_add_func ("/ow/engine/secret-env/capture", test_secret_env_capture);
+  g_test_add_func ("/ow/engine/secret-env/allow-list", test_secret_env_allow_list);
   return g_test_run ();
 }

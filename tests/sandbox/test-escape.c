@@ -26,6 +26,7 @@
 
 #include "ow-json.h"
 #include "ow-sandbox-linux.h"
+#include "ow-secret-env.h"
 #include "sbx-test-util.h"
 
 /* The one sandbox and everything around it. */
@@ -864,6 +865,9 @@ set_up (void)
   env = g_get_environ ();
   env = g_environ_setenv (env, "HOME", G.home, TRUE);
   env = g_environ_setenv (env, "OW_ESCAPE_VISIBLE", "yes", TRUE);
+  /* Commands see only allow-listed names; this one is added the way the
+   * machine config adds one. */
+  ow_secret_env_set_allowed ((const char *const[]) { "OW_ESCAPE_VISIBLE", NULL });
 
   g_ptr_array_add (roots, ow_root_new (G.ws, TRUE, "workspace"));
   g_ptr_array_add (roots, ow_root_new (G.ro, FALSE, "added"));

@@ -22,6 +22,7 @@
 #include "ow-error.h"
 #include "ow-json.h"
 #include "ow-sandbox-linux.h"
+#include "ow-secret-env.h"
 #include "sbx-test-util.h"
 
 /* Everything one sandbox needs, under one temporary folder. */
@@ -81,6 +82,10 @@ fx_init (Fx *fx)
   fx->env = g_environ_setenv (fx->env, "HOME", fx->home, TRUE);
   fx->env = g_environ_setenv (fx->env, "OW_WALL_TEST_API_KEY", "sk-should-never-be-seen", TRUE);
   fx->env = g_environ_setenv (fx->env, "OW_WALL_VISIBLE", "yes", TRUE);
+  /* Commands get an allow-listed environment: a name the machine config
+   * adds arrives, any other name does not, secret-looking or not. */
+  fx->env = g_environ_setenv (fx->env, "OW_WALL_UNLISTED", "plain-value", TRUE);
+  ow_secret_env_set_allowed ((const char *const[]) { "OW_WALL_VISIBLE", NULL });
 
   fx->hidden = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (fx->hidden, g_strdup (fx->home));
@@ -285,6 +290,7 @@ test_tools (void)
   g_assert_null (strstr (out, "sk-should-never-be-seen"));
   g_assert_null (strstr (out, "OW_WALL_TEST_API_KEY"));
   g_assert_nonnull (strstr (out, "OW_WALL_VISIBLE=yes"));
+  g_assert_null (strstr (out, "OW_WALL_UNLISTED"));
   g_clear_pointer (&out, g_free);
 
   /* git runs from the read-only system. */
