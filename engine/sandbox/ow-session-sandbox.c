@@ -11,6 +11,7 @@
 
 #include "sandbox/ow-session-sandbox.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -76,6 +77,88 @@ persist_site_cb (const char *entry, gpointer user_data, GError **error)
   return ow_config_file_add_to_list (config_path, "sandbox_network_hosts", entry, error);
 }
 
+/* The literal folder or file a path pattern of a floor names ("~/x/" and
+ * any trailing stars → "$HOME/x"); NULL when a glob sits before the end (the kernel cannot
+ * match a pattern; the parser still does). */
+static char *
+floor_path (const char *pattern, const char *workspace)
+{
+  g_autofree char *p = NULL;
+  gsize n;
+
+  if (g_str_has_prefix (pattern, "~/"))
+    p = g_build_filename (g_get_home_dir (), pattern + 2, NULL);
+  else if (g_path_is_absolute (pattern))
+    p = g_strdup (pattern);
+  else if (workspace != NULL)
+    p = g_build_filename (workspace, pattern, NULL);
+  else
+    return NULL;
+  n = strlen (p);
+  while (n > 1 && (g_str_has_suffix (p, "/**") || g_str_has_suffix (p, "/*")))
+    {
+      *strrchr (p, '/') = '\0';
+      n = strlen (p);
+    }
+  if (strpbrk (p, "*?[") != NULL)
+    return NULL;
+  return g_canonicalize_filename (p, NULL);
+}
+
+/* Hard floors the kernel can enforce (README: what a floor can stop):
+ * run_shell:PROGRAM (one word) masks every copy of PROGRAM on PATH, so
+ * `x=curl; $x`, find -exec, a git alias and scripts cannot start it;
+ * read floors on a path hide it; write floors keep it read-only. */
+static void
+floors_for_guard (OwSessionSandbox *self, const OwSessionSandboxOptions *options, GPtrArray *hidden,
+                  GPtrArray *readonly)
+{
+  g_auto(GStrv) floors = options->isolated ? NULL : ow_config_get_strv (options->config, "policy.deny");
+  g_auto(GStrv) path_dirs = g_strsplit (g_getenv ("PATH") != NULL ? g_getenv ("PATH") : "/usr/bin:/bin", ":", -1);
+
+  for (guint i = 0; floors != NULL && floors[i] != NULL; i++)
+    {
+      const char *colon = strchr (floors[i], ':');
+      g_autofree char *tool = colon != NULL ? g_strndup (floors[i], colon - floors[i]) : NULL;
+      const char *pattern = colon != NULL ? colon + 1 : NULL;
+
+      if (tool == NULL || *pattern == '\0')
+        continue;
+      if (g_str_equal (tool, "run_shell"))
+        {
+          if (strpbrk (pattern, " \t/*?[") != NULL)
+            continue;
+          for (guint d = 0; path_dirs[d] != NULL; d++)
+            {
+              g_autofree char *candidate = NULL, *real = NULL;
+
+              if (path_dirs[d][0] != '/')
+                continue;
+              candidate = g_build_filename (path_dirs[d], pattern, NULL);
+              if (!g_file_test (candidate, G_FILE_TEST_IS_EXECUTABLE) || g_file_test (candidate, G_FILE_TEST_IS_DIR))
+                continue;
+              real = realpath (candidate, NULL);
+              g_ptr_array_add (hidden, g_strdup (candidate));
+              if (real != NULL)
+                g_ptr_array_add (hidden, g_steal_pointer (&real));
+            }
+        }
+      else if (g_str_equal (tool, "read_file") || g_str_equal (tool, "list_files") || g_str_equal (tool, "grep"))
+        {
+          char *p = floor_path (pattern, self->cwd);
+          if (p != NULL)
+            g_ptr_array_add (hidden, p);
+        }
+      else if (g_str_equal (tool, "write_file") || g_str_equal (tool, "replace_in_file")
+               || g_str_equal (tool, "apply_patch"))
+        {
+          char *p = floor_path (pattern, self->cwd);
+          if (p != NULL)
+            g_ptr_array_add (readonly, p);
+        }
+    }
+}
+
 /* Direct sessions: every command in the guard. Hidden: OpenWorker's own
  * folders (database, audit trail, token, sockets, config with its sealed
  * secrets), the keyring and its sockets, the session bus (the Secret
@@ -84,6 +167,7 @@ static void
 guard_direct (OwSessionSandbox *self, const OwSessionSandboxOptions *options)
 {
   g_autoptr(GPtrArray) hidden = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) readonly = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *cache = g_build_filename (g_get_user_cache_dir (), "openworker", "tool-cache", NULL);
   const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
   OwGuardOptions guard = { 0 };
@@ -100,8 +184,11 @@ guard_direct (OwSessionSandbox *self, const OwSessionSandboxOptions *options)
     }
   for (guint i = 0; options->credential_paths != NULL && options->credential_paths[i] != NULL; i++)
     g_ptr_array_add (hidden, g_strdup (options->credential_paths[i]));
+  floors_for_guard (self, options, hidden, readonly);
   g_ptr_array_add (hidden, NULL);
+  g_ptr_array_add (readonly, NULL);
   guard.hidden = (const char *const *) hidden->pdata;
+  guard.readonly = (const char *const *) readonly->pdata;
   guard.protected_names = options->protected_names;
   guard.cache_dir = cache;
   ow_executor_direct_set_guard (OW_EXECUTOR_DIRECT (self->inner), &guard);

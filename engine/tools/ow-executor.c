@@ -138,6 +138,7 @@ struct _OwExecutorDirect
   gboolean   guard_off;   /* dangerously-bypass-approvals: commands run unguarded */
   char     **hidden;      /* OwGuardOptions, copied */
   char     **protected_names;
+  char     **readonly;
   char      *cache_dir;
   char      *tmp_dir;     /* the private /tmp's host folder (owned; removed at the end) */
   char      *enforcement; /* what get_enforcement says (owned) */
@@ -209,6 +210,7 @@ rebuild_guard (OwExecutorDirect *self, const char *why)
       .protected_names = (const char *const *) self->protected_names,
       .tmp_dir = self->tmp_dir,
       .cache_dir = self->cache_dir,
+      .readonly = (const char *const *) self->readonly,
     };
     guard = guard_impl->create (&spec, err, sizeof err);
   }
@@ -362,6 +364,7 @@ ow_executor_direct_finalize (GObject *object)
   g_strfreev (self->envp);
   g_strfreev (self->hidden);
   g_strfreev (self->protected_names);
+  g_strfreev (self->readonly);
   g_free (self->cache_dir);
   g_free (self->enforcement);
   if (self->tmp_dir != NULL)
@@ -443,6 +446,8 @@ ow_executor_direct_set_guard (OwExecutorDirect *self, const OwGuardOptions *opti
   g_free (self->cache_dir);
   self->hidden = g_strdupv ((char **) options->hidden);
   self->protected_names = g_strdupv ((char **) options->protected_names);
+  g_strfreev (self->readonly);
+  self->readonly = g_strdupv ((char **) options->readonly);
   self->cache_dir = g_strdup (options->cache_dir);
   if (self->cache_dir != NULL)
     {

@@ -93,6 +93,7 @@ typedef struct {
   const char *const *hidden;          /* folders and files commands must not see */
   const char *const *protected_names; /* read-only inside writable folders */
   const char        *cache_dir;       /* the tool cache that lasts across sessions, or NULL */
+  const char *const *readonly;        /* more paths kept read-only (write floors), or NULL */
 } OwGuardOptions;
 
 /* Called once by the platform layer (ow_sandbox_linux_register). */

@@ -468,6 +468,9 @@ ow_guard_new (const OwGuardSpec *spec, char *err, size_t err_size)
       if (!lifted)
         protect_root (guard, root, spec->protected_names);
     }
+  for (size_t i = 0; spec->readonly != NULL && spec->readonly[i] != NULL; i++)
+    if (lstat (spec->readonly[i], &st) == 0 && !S_ISLNK (st.st_mode))
+      list_add (&guard->ro_binds, spec->readonly[i]);
   /* A person's allowance for this command wins over protection. */
   for (size_t j = 0; spec->lift != NULL && spec->lift[j] != NULL; j++)
     for (size_t i = 0; i < guard->ro_binds.n; i++)

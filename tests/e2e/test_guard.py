@@ -120,6 +120,36 @@ class GuardRun(RunTestCase):
         for data in finished:
             self.assertTrue(data["enforcement"].startswith("direct, guard ("), data)
 
+    def test_hard_floors_hold_where_the_kernel_can_see(self):
+        secret = os.path.join(self.outside, "payroll.csv")
+        with open(secret, "w") as f:
+            f.write("alice,100\n")
+        with open(self.config_toml, "w") as f:
+            f.write('[policy]\ndeny = ["run_shell:base64", "read_file:%s/**"]\n' % self.outside)
+        turns = [
+            # The program floor, past the parser: a variable, a copy, find -exec.
+            shell("p1", "x=base64; echo hello | $x"),
+            shell("p2", "cp $(command -v base64) ./b64copy && echo hello | ./b64copy"),
+            shell("p3", "find . -maxdepth 0 -exec base64 /etc/hostname \\;"),
+            # The read floor, past the parser: a path built at run time.
+            shell("r1", py(f"print(open('{self.outside}/pay' + 'roll.csv').read())")),
+            # Controls: other programs and other files work.
+            shell("k1", "echo hello | od -c | head -1"),
+            shell("k2", "cat /etc/hostname >/dev/null && echo readable"),
+            {"text": "done"},
+        ]
+        server = self.server({"turns": turns})
+        env = self.env(OPENAI_BASE_URL=server.url + "/v1", OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"])
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "x"], env)
+        self.assertEqual(r.code, 0, r.stderr)
+        res = self.results(r)
+        for cid in ("p1", "p2", "p3"):
+            self.assertIn("exit_code", res[cid], res[cid])
+            self.assertNotIn("aGVsbG8", res[cid]["output"], f"{cid} ran the floored program: {res[cid]}")
+        self.assertNotIn("alice", res["r1"].get("output", ""), res["r1"])
+        self.assertIn("0000000", res["k1"]["output"])
+        self.assertIn("readable", res["k2"]["output"])
+
     def test_a_rule_added_by_a_person_still_works(self):
         # Positive control for the authority attempt: the same CLI verb,
         # run by the person, adds the rule.

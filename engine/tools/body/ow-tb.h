@@ -79,6 +79,7 @@ typedef struct {
   const char *tmp_dir;                /* a private folder mounted on /tmp, or NULL */
   const char *cache_dir;              /* the tool cache, or NULL */
   const char *const *lift;            /* writable for one command by a person's leave, or NULL */
+  const char *const *readonly;        /* more paths kept read-only (hard floors on writes), or NULL */
 } OwTbGuardSpec;
 
 /* A platform's command guard, registered by the platform layer. */
