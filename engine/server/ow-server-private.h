@@ -168,4 +168,8 @@ JsonObject *ow_server_command_trust  (OwServer *self, const char *workspace);
 /* Whether @path is a session scratch folder (under <state>/scratch). */
 gboolean    ow_server_is_scratch     (OwServer *self, const char *path);
 
+/* TRUE when @msg comes from a session's own command (ow-server-peer.c),
+ * with the reason in @why; kept per connection. */
+gboolean ow_server_from_session_command (SoupServerMessage *msg, char **why);
+
 G_END_DECLS

@@ -436,6 +436,11 @@ ow_server_ws_accept (OwServer *self, SoupServerMessage *msg, const char *path, S
       refuse_ws (conn, "missing or invalid OpenWorker sidecar token");
       return;
     }
+  if (ow_server_from_session_command (msg, NULL))
+    {
+      refuse_ws (conn, "a session's own command cannot use the OpenWorker API");
+      return;
+    }
   if (self->clients->len >= OW_SERVER_MAX_SOCKETS)
     {
       /* 1013: try again later (libsoup 3.2 has no name for it). */

@@ -31,6 +31,7 @@
 #include "ow-error.h"
 #include "ow-json.h"
 #include "server/ow-server-guard.h"
+#include "server/ow-server-peer.h"
 #include "store/ow-paths.h"
 
 G_DEFINE_QUARK (ow-server-error-quark, ow_server_error)
@@ -485,6 +486,39 @@ count_auth_failure (OwServer *self)
   return ++self->fail_count > OW_SERVER_AUTH_FAILURES_MAX;
 }
 
+/* A request with the right token from a session's own command is still
+ * refused: the agent never grants itself anything through the API. The
+ * answer is kept on the connection's socket (the /proc walk is once per
+ * connection). */
+gboolean
+ow_server_from_session_command (SoupServerMessage *msg, char **why)
+{
+  GSocket *socket = soup_server_message_get_socket (msg);
+  GSocketAddress *remote = soup_server_message_get_remote_address (msg);
+  GSocketAddress *local = soup_server_message_get_local_address (msg);
+  const char *cached;
+
+  if (socket == NULL || !G_IS_INET_SOCKET_ADDRESS (remote) || !G_IS_INET_SOCKET_ADDRESS (local))
+    return FALSE;
+  cached = g_object_get_data (G_OBJECT (socket), "ow-session-command");
+  if (cached == NULL)
+    {
+      g_autofree char *reason = NULL;
+      gboolean is_command = ow_server_peer_is_session_command (
+          g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (remote)),
+          g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (local)), &reason);
+
+      g_object_set_data_full (G_OBJECT (socket), "ow-session-command",
+                              g_strdup (is_command ? reason : ""), g_free);
+      cached = g_object_get_data (G_OBJECT (socket), "ow-session-command");
+    }
+  if (cached[0] == '\0')
+    return FALSE;
+  if (why != NULL)
+    *why = g_strdup (cached);
+  return TRUE;
+}
+
 static gboolean
 token_ok (OwServer *self, SoupServerMessage *msg, OwRouteFlags flags)
 {
@@ -610,6 +644,20 @@ on_early_cb (SoupServer        *soup,
       route = find_route (method, path, &known);
       req->route = route;
       req->authed = token_ok (self, msg, route != NULL ? route->flags : OW_ROUTE_TOKEN);
+      if (req->authed)
+        {
+          g_autofree char *why = NULL;
+
+          if (ow_server_from_session_command (msg, &why))
+            {
+              g_autofree char *text = g_strdup_printf ("A session's own command cannot use the OpenWorker API "
+                                                       "(%s): only a person answers asks and grants "
+                                                       "authority.", why);
+              g_message ("refused an API request from a session's command: %s", why);
+              refuse (msg, SOUP_STATUS_FORBIDDEN, text);
+              return;
+            }
+        }
       if (!req->authed && (route == NULL || !(route->flags & OW_ROUTE_PUBLIC)))
         {
           /* Only guesses count: a page that lost its token sends none. */

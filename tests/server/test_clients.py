@@ -387,5 +387,47 @@ class Load(ClientTestCase):
             self.assertEqual(msgs[-1]["content"], "Load test reply with a handful of streamed chunks in it.")
 
 
+
+class SessionCommands(ClientTestCase):
+    """A session's own command that holds the token (a leaked one: the guard
+    keeps the real file out of reach) is still refused by the API, over
+    REST and over the WebSocket; the same request from a person's program
+    (this test) is served."""
+    probe = ("curl -s -o /dev/null -w 'rest=%{http_code} ' -H \"X-OpenWorker-Token: $(cat leaked-token)\" "
+             "\"$(cat leaked-base)/v1/inbox\"; "
+             "node -e \"const ws = new (require('ws'))(process.argv[1] + '/ws/session/probe', "
+             "['openworker', process.argv[2]]); ws.on('close', c => console.log('ws=' + c)); "
+             "ws.on('message', () => {})\" \"$(cat leaked-ws)\" \"$(cat leaked-token)\"; true")
+    script = {"turns": [
+        {"tool_calls": [{"id": "c1", "name": "run_shell", "arguments": {"command": probe}}]},
+        text_turn("Done.")]}
+
+    def test_a_session_command_cannot_use_the_api(self):
+        with open(os.path.join(self.ws, "leaked-token"), "w") as f:
+            f.write(self.srv.token)
+        with open(os.path.join(self.ws, "leaked-base"), "w") as f:
+            f.write(self.srv.base)
+        with open(os.path.join(self.ws, "leaked-ws"), "w") as f:
+            f.write(self.srv.ws_base)
+        os.symlink(os.path.join(os.path.dirname(os.path.abspath(__file__)), "node_modules"),
+                   os.path.join(self.ws, "node_modules"))
+        sid = "cmd"
+        workspace = os.path.realpath(self.ws)
+        self.api("/v1/sessions", method="POST", body={"session_id": sid, "workspace": workspace,
+                                                       "mode": "bypass-approvals"})
+        r = self.wsc(f"/ws/session/{sid}", send=[
+            {"on": {"type": "ready"}, "frame": {"type": "user_message", "text": "probe"}},
+            {"on": {"type": "permission_required"}, "frame": {"type": "approval", "decision": "once"}},
+        ], until={"type": "turn_done"}, timeout_ms=60000)
+        self.assertIn("turn_done", [f["type"] for f in r["frames"]])
+        msgs = self.api(f"/v1/sessions/{sid}/messages").json["messages"]
+        out = next(json.loads(m["content"]) for m in msgs if m.get("role") == "tool")
+        self.assertIn("rest=403", out["output"], out)
+        self.assertIn("ws=1008", out["output"], out)
+        # The positive control: the same token from a person's program works.
+        self.assertEqual(self.api("/v1/inbox").status, 200)
+        ok = self.wsc("/ws/session/probe2", until={"type": "ready"}, timeout_ms=5000)
+        self.assertEqual(ok["frames"][0]["type"], "ready", ok)
+
 if __name__ == "__main__":
     unittest.main()

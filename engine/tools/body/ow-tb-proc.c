@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -274,6 +275,50 @@ child_place_fd (int fd, int target)
   return dup2 (fd, target) < 0 ? -1 : 0;
 }
 
+/* ---- the guards' namespaces ---- */
+
+static pthread_mutex_t guard_ns_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long  *guard_ns;       /* inode numbers, unsorted */
+static size_t          n_guard_ns;
+
+static void
+remember_namespace (pid_t pid)
+{
+  char path[64], link[64];
+  unsigned long ino = 0;
+  ssize_t n;
+
+  snprintf (path, sizeof path, "/proc/%d/ns/mnt", (int) pid);
+  n = readlink (path, link, sizeof link - 1);
+  if (n <= 0)
+    return;
+  link[n] = '\0';
+  if (sscanf (link, "mnt:[%lu]", &ino) != 1)
+    return;
+  pthread_mutex_lock (&guard_ns_lock);
+  for (size_t i = 0; i < n_guard_ns; i++)
+    if (guard_ns[i] == ino)
+      {
+        pthread_mutex_unlock (&guard_ns_lock);
+        return;
+      }
+  guard_ns = ow_tb_xrealloc (guard_ns, (n_guard_ns + 1) * sizeof *guard_ns);
+  guard_ns[n_guard_ns++] = ino;
+  pthread_mutex_unlock (&guard_ns_lock);
+}
+
+int
+ow_tb_guard_namespace_known (unsigned long ino)
+{
+  int known = 0;
+
+  pthread_mutex_lock (&guard_ns_lock);
+  for (size_t i = 0; i < n_guard_ns && !known; i++)
+    known = guard_ns[i] == ino;
+  pthread_mutex_unlock (&guard_ns_lock);
+  return known;
+}
+
 int
 ow_tb_spawn_setup (const char *path, const char *const *argv,
                    const char *const *envp, const char *cwd,
@@ -363,8 +408,10 @@ ow_tb_spawn_setup (const char *path, const char *const *argv,
   close (status_pipe[0]);
   if (n <= 0)
     {
-      /* End of file without a report: exec succeeded. */
+      /* End of file without a report: exec succeeded, so the child is in
+       * its namespace by now. */
       *pid = child;
+      remember_namespace (child);
       return 0;
     }
   while (waitpid (child, NULL, 0) < 0 && errno == EINTR)

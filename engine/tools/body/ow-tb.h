@@ -92,6 +92,11 @@ typedef struct {
   const char *(*describe)  (void);                 /* "guard (…)" */
 } OwTbGuardImpl;
 
+/* The mount namespaces this process's guards created (the inode number of
+ * /proc/PID/ns/mnt), so the loopback API can tell a session's command
+ * from a person's program: 1 when @ino is one of them. */
+int        ow_tb_guard_namespace_known (unsigned long ino);
+
 /* Sets "NAME=value" entries of @set (NULL-terminated) in the environment
  * of every process started from now on (the next bash, background tasks). */
 void       ow_tb_shell_setenv    (OwTbShell *shell, const char *const *set);
