@@ -4,6 +4,8 @@
 #include "config-ui.h"
 #include "ow-settings-sandbox-page.h"
 
+#include "tools/ow-executor.h"
+
 #include <glib/gi18n-lib.h>
 
 #include "ow-credential-dialog.h"
@@ -1006,7 +1008,19 @@ refresh_from_config (OwSettingsSandboxPage *self)
     /* TRANSLATORS: %s names the sandbox in use */
     detail = g_strdup_printf (_("On: sessions run their tools behind the %s."), ow_sandbox_type_title (provider));
   else
-    detail = g_strdup (_("Off: tools run in OpenWorker’s own process, with your permissions."));
+    {
+      g_autofree char *guard = NULL;
+
+      if (ow_executor_guard_status (&guard))
+        detail = g_strdup (_("Off: commands run on this computer inside the command guard. They write only in "
+                             "the session’s folders, and OpenWorker’s own files and your credential folders "
+                             "are hidden from them."));
+      else
+        /* TRANSLATORS: %s says why the kernel cannot build the guard */
+        detail = g_strdup_printf (_("Off: commands run on this computer with your permissions, and only the safety "
+                                    "checks’ parser stands between them and your files: the command guard is "
+                                    "unavailable (%s)."), guard);
+    }
   gtk_label_set_label (self->switch_detail, detail);
   gtk_check_button_set_active (g_strcmp0 (profile, "open") == 0 ? self->open_radio : self->allowlist_radio, TRUE);
   if (n_hosts == 0)
