@@ -311,7 +311,7 @@ ow_message_content_first_line (const char *content, glong max_chars)
     return NULL;
   if (content[0] == '[')
     {
-      g_autoptr(JsonNode) node = json_from_string (content, NULL);
+      g_autoptr(JsonNode) node = ow_json_parse (content, -1, NULL);
       JsonArray *parts = node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
 
       for (guint i = 0; parts != NULL && i < json_array_get_length (parts) && text == NULL; i++)

@@ -297,7 +297,7 @@ annotate (OwSessionSandbox *self, OwToolResult *result)
   if ((blocked == NULL || blocked->len == 0) && !lost)
     return;
   self->state_lost = FALSE;
-  node = json_from_string (result->text, NULL);
+  node = ow_json_parse (result->text, -1, NULL);
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
       g_clear_pointer (&node, json_node_unref);
