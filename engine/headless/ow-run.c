@@ -336,6 +336,16 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
       if (calls != NULL && json_array_get_length (calls) > 0 && *text != '\0')
         fprintf (stderr, "› %s\n", text);
     }
+  else if (g_str_equal (type, "tool_calls_capped"))
+    {
+      fprintf (stderr, "openworker: the model asked for %" G_GINT64_FORMAT " tool calls in one reply; the first %"
+               G_GINT64_FORMAT " ran, the other %" G_GINT64_FORMAT " were answered without running (limit %"
+               G_GINT64_FORMAT " per reply)\n",
+               json_object_get_int_member_with_default (d, "requested", 0),
+               json_object_get_int_member_with_default (d, "run", 0),
+               json_object_get_int_member_with_default (d, "not_run", 0),
+               json_object_get_int_member_with_default (d, "limit", 0));
+    }
   else if (g_str_equal (type, "provider_retry"))
     {
       g_autofree char *cause = ow_redact (json_object_get_string_member_with_default (d, "cause", ""));

@@ -613,6 +613,175 @@ class Terminal(RunTestCase):
             return json.load(f)
 
 
+DEEP = "[" * 200000
+
+# A reply in each wire's own shape with no usage at all, and one whose
+# members have the wrong types (usage a string, ids numbers, finish reasons
+# objects), each sent whole (not streamed). The text is still readable, so
+# the run can finish.
+NO_USAGE = {
+    "openai-chat": {"id": "c1", "object": "chat.completion", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "fine"}, "finish_reason": "stop"}]},
+    "openai-responses": {"id": "r1", "object": "response", "status": "completed", "output": [
+        {"type": "message", "id": "m1", "role": "assistant", "content": [{"type": "output_text", "text": "fine"}]}]},
+    "anthropic": {"id": "msg_1", "type": "message", "role": "assistant",
+                  "content": [{"type": "text", "text": "fine"}], "stop_reason": "end_turn"},
+    "gemini": {"candidates": [{"content": {"role": "model", "parts": [{"text": "fine"}]}, "finishReason": "STOP"}]},
+    "ollama": {"model": "qwen3:8b", "message": {"role": "assistant", "content": "fine"}, "done": True,
+               "done_reason": "stop"},
+}
+ODD_TYPES = {
+    "openai-chat": {"id": 7, "model": [], "object": "chat.completion", "choices": [
+        {"index": "0", "message": {"role": 1, "content": "fine", "tool_calls": "none", "reasoning_content": 5},
+         "finish_reason": {"x": 1}}, 3, None],
+        "usage": {"prompt_tokens": "ten", "completion_tokens": None, "prompt_tokens_details": 4,
+                  "completion_tokens_details": "x"}},
+    "openai-responses": {"id": [], "object": "response", "status": 9, "model": {}, "output": [
+        {"type": "message", "id": 1, "role": "assistant", "content": [{"type": "output_text", "text": "fine"}, 2, "x"]},
+        {"type": "function_call", "name": 3, "call_id": None, "arguments": {}}, "junk"],
+        "usage": {"input_tokens": "1", "output_tokens": [], "input_tokens_details": 0, "output_tokens_details": "z"},
+        "incomplete_details": "why"},
+    "anthropic": {"id": 1, "type": "message", "role": "assistant", "model": 5,
+                  "content": [{"type": "text", "text": "fine"}, {"type": "tool_use", "id": 4, "name": None, "input": 3},
+                              "junk", 5],
+                  "stop_reason": ["end_turn"], "usage": {"input_tokens": "12", "output_tokens": {},
+                                                         "cache_read_input_tokens": []}},
+    "gemini": {"candidates": [{"content": {"role": 2, "parts": [{"text": "fine"}, {"functionCall": "x"}, 7]},
+                               "finishReason": 1}, "junk"],
+               "usageMetadata": {"promptTokenCount": "3", "candidatesTokenCount": [], "thoughtsTokenCount": {}},
+               "modelVersion": 4},
+    "ollama": {"model": 3, "message": {"role": [], "content": "fine", "thinking": 2, "tool_calls": {"a": 1}},
+               "done": True, "done_reason": 5, "prompt_eval_count": "9", "eval_count": []},
+}
+
+
+def deep_stream(style):
+    """A 200,000-deep document as one event of the wire's stream."""
+    if style == "ollama":
+        return {"status": 200, "headers": {"content-type": "application/x-ndjson"}, "body": DEEP + "\n"}
+    return {"status": 200, "headers": {"content-type": "text/event-stream"}, "body": "data: " + DEEP + "\n\n"}
+
+
+class HostileReplies(RunTestCase):
+    """Replies built to break the reader: nesting that overflows a recursive
+    parser, repeated call ids, thousands of calls, missing or mistyped
+    members. Each run must end on its own terms, with its record; criticals
+    are fatal here, since one reachable from a reply is a bug."""
+
+    def hostile_env(self, style, server):
+        return self.env(G_DEBUG="fatal-criticals", **STYLES[style][1](server.url))
+
+    def run_style(self, style, turns, *flags):
+        server = self.server({"turns": turns})
+        r = self.run_ow(["--model", STYLES[style][0], "--approval-mode", "bypass-approvals", *flags,
+                         "--prompt", "x"], self.hostile_env(style, server))
+        return r, server
+
+    def assert_stopped_with_record(self, r, reason):
+        self.assertEqual(r.code, 3, r.stderr[-3000:])
+        self.assertIn(reason, r.stderr)
+        summary = r.json("summary.json")
+        self.assertEqual(summary["outcome"], "model_error")
+        self.assertEqual(summary["exit_code"], 3)
+        self.assertIn(reason, summary["error"])
+        self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
+        for name in ("answers.json", "messages.json", "events.jsonl", "model_calls.jsonl", "audit.db"):
+            self.assertTrue(os.path.exists(r.path(name)), name)
+
+    def check_deep_body(self, style):
+        r, server = self.run_style(style, [{"repeat": 3, "stream": False, "raw": {
+            "status": 200, "headers": {"content-type": "application/json" if style != "ollama"
+                                       else "application/x-ndjson"}, "body": DEEP}}])
+        self.assert_stopped_with_record(r, "nested deeper than 512 levels")
+        self.assertEqual(len(server.requests()), 3)  # retried like any unreadable reply
+
+    def check_deep_stream_line(self, style):
+        r, _ = self.run_style(style, [{"repeat": 3, "raw": deep_stream(style)}])
+        self.assert_stopped_with_record(r, "nested deeper than 512 levels")
+
+    def check_no_usage(self, style):
+        r, _ = self.run_style(style, [{"raw": {"status": 200, "headers": {"content-type": "application/json"},
+                                               "body": json.dumps(NO_USAGE[style])}}])
+        self.assertEqual(r.code, 0, r.stderr[-3000:])
+        self.assertEqual(r.stdout, "fine\n")
+        self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
+        self.assertNotIn("CRITICAL", r.stderr)
+
+    def check_odd_types(self, style):
+        r, _ = self.run_style(style, [{"repeat": 3, "raw": {"status": 200, "headers": {"content-type": "application/json"},
+                                                            "body": json.dumps(ODD_TYPES[style])}},
+                                      {"text": "fine"}])
+        # Read what can be read, or refuse the reply with a reason; never abort.
+        self.assertIn(r.code, (0, 3), r.stderr[-3000:])
+        self.assertNotIn("CRITICAL", r.stderr)
+        self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
+        self.assertEqual(r.json("summary.json")["exit_code"], r.code)
+
+    def test_deep_arguments_answered_not_run(self):
+        # A model caught repeating "[" is told, like any unreadable
+        # arguments, and the run goes on; the positive control is the next
+        # call, which runs.
+        r, server = self.run_style("openai-chat", [
+            {"tool_calls": [{"id": "d1", "name": "run_shell", "arguments_raw": DEEP}]},
+            {"tool_calls": [{"id": "d2", "name": "run_shell", "arguments": {"command": "touch ran"}}]},
+            {"text": "done"}])
+        self.assertEqual(r.code, 0, r.stderr[-3000:])
+        sent = json.dumps(server.requests()[1]["body"])
+        self.assertIn("nested deeper than 512 levels", sent)
+        self.assertIn("tool call not executed", sent)
+        self.assertLess(len(sent), 100000)  # history keeps a short copy of the text
+        self.assertTrue(os.path.exists(os.path.join(self.ws, "ran")))
+        self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
+
+    def test_duplicate_call_ids_exit_3(self):
+        dup = [{"id": "same", "name": "run_shell", "arguments": {"command": "touch one"}},
+               {"id": "same", "name": "run_shell", "arguments": {"command": "touch two"}}]
+        r, server = self.run_style("openai-chat", [{"repeat": 3, "tool_calls": dup}])
+        self.assert_stopped_with_record(r, "two tool calls under the same id 'same'")
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "one")))
+        # Positive control: distinct ids run.
+        self.tearDown()
+        self.setUp()
+        ok = [dict(dup[0], id="a"), dict(dup[1], id="b")]
+        r, _ = self.run_style("openai-chat", [{"tool_calls": ok}, {"text": "done"}])
+        self.assertEqual(r.code, 0, r.stderr[-3000:])
+        self.assertTrue(os.path.exists(os.path.join(self.ws, "two")))
+
+    def calls(self, n):
+        return [{"id": f"c{i}", "name": "list_files", "arguments": {"path": "."}} for i in range(n)]
+
+    def test_thousands_of_calls_capped(self):
+        # Whole, not streamed: the stream reader keeps at most 1025 call slots.
+        r, server = self.run_style("openai-chat", [{"stream": False, "tool_calls": self.calls(5000)}, {"text": "done"}])
+        self.assertEqual(r.code, 0, r.stderr[-3000:])
+        self.assertIn("asked for 5000 tool calls in one reply; the first 64 ran, the other 4936 were answered "
+                      "without running (limit 64 per reply)", r.stderr)
+        events = r.lines("events.jsonl")
+        self.assertEqual(sum(e["type"] == "tool_started" for e in events), 64)
+        capped = [e for e in events if e["type"] == "tool_calls_capped"]
+        self.assertEqual(len(capped), 1)
+        self.assertEqual(capped[0]["data"]["not_run"], 4936)
+        # Every call has its result, so the next request is valid.
+        tool_msgs = [m for m in r.json("messages.json") if m["role"] == "tool"]
+        self.assertEqual(len(tool_msgs), 5000)
+        self.assertIn("only the first 64 of a reply are run", tool_msgs[-1]["content"])
+        self.assertNotIn("only the first 64", tool_msgs[63]["content"])
+        self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
+        self.assertEqual(r.json("summary.json")["tool_calls"], 64)
+
+    def test_calls_at_the_cap_all_run(self):
+        r, _ = self.run_style("openai-chat", [{"tool_calls": self.calls(64)}, {"text": "done"}])
+        self.assertEqual(r.code, 0, r.stderr[-3000:])
+        self.assertNotIn("tool calls in one reply", r.stderr)
+        self.assertEqual(r.json("summary.json")["tool_calls"], 64)
+
+
+for _style in ("openai-chat", "openai-responses", "anthropic", "gemini", "ollama"):
+    for _check in ("deep_body", "deep_stream_line", "no_usage", "odd_types"):
+        setattr(HostileReplies, f"test_{_check}_{_style.replace('-', '_')}",
+                lambda self, s=_style, c=_check: getattr(self, "check_" + c)(s))
+
+
 class AtifCheckSelfTest(unittest.TestCase):
     """The independent checker must be able to fail."""
 
