@@ -361,6 +361,52 @@ class Approvals(RunTestCase):
         row = db.execute("SELECT status, provenance FROM audit_events WHERE stage = 'approval_resolved'").fetchone()
         self.assertEqual(row, ("denied", "refused unattended"))
 
+    def write_config(self, text):
+        os.makedirs(os.path.join(self.home, "config"), exist_ok=True)
+        with open(os.path.join(self.home, "config", "config.toml"), "w") as f:
+            f.write(text)
+
+    def test_config_approval_mode_applies_and_the_flag_wins(self):
+        # The server's rule: the flag, else config.toml's approval_mode, else ask.
+        self.write_config('approval_mode = "bypass-approvals"\n')
+        server = self.server(self.WRITE)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "write a"], openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertIn("· bypass-approvals ·", r.stderr)
+        self.assertEqual(r.json("summary.json")["approval_mode"], "bypass-approvals")
+        with open(os.path.join(self.ws, "a.txt")) as f:
+            self.assertEqual(f.read(), "A")
+
+        os.remove(os.path.join(self.ws, "a.txt"))
+        server = self.server(self.WRITE)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "ask", "--prompt", "write a"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertEqual(r.json("summary.json")["approval_mode"], "ask")
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "a.txt")))
+        self.assertEqual(r.json("answers.json")[0]["answer"], "refused")
+
+        # --isolated reads no config: the default, ask.
+        server = self.server(self.WRITE)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--isolated", "--prompt", "write a"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertEqual(r.json("summary.json")["approval_mode"], "ask")
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "a.txt")))
+
+    def test_config_mode_a_run_cannot_use_is_refused(self):
+        self.write_config('approval_mode = "plan"\n')
+        server = self.server({"turns": [{"text": "never"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "x"], openai_env(self, server))
+        self.assertEqual(r.code, 2, r.stderr)
+        self.assertIn('approval_mode = "plan" in config.toml cannot be used by openworker run', r.stderr)
+        self.assertEqual(len(server.requests()), 0)
+        # The flag still chooses.
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "ask", "--prompt", "x"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertEqual(r.stdout, "never\n")
+
     def test_bypass_runs_and_dangerous_warns(self):
         server = self.server(self.WRITE)
         r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "dangerously-bypass-approvals",
