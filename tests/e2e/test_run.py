@@ -701,6 +701,68 @@ ODD_TYPES = {
 }
 
 
+def sse(*events):
+    """SSE text from (event name or None, data object or text) pairs."""
+    out = ""
+    for name, data in events:
+        out += (f"event: {name}\n" if name else "") + "data: " + (data if isinstance(data, str) else json.dumps(data)) + "\n\n"
+    return out
+
+
+# Streams whose events have members of the wrong type, unknown shapes and
+# missing fields, with enough of a normal reply around them to finish.
+ODD_STREAMS = {
+    "openai-chat": sse(
+        (None, {"id": 5, "choices": [7, {"index": "x", "delta": "str"},
+                                     {"index": 0, "delta": {"role": 1, "content": "fi", "reasoning_content": [],
+                                                            "tool_calls": [5, {"index": "a", "function": "f"},
+                                                                           {"index": 0, "id": 3, "function": {
+                                                                               "name": 7, "arguments": {}}}]}}],
+                "usage": "lots"}),
+        (None, {"choices": [{"index": 0, "delta": {"content": "ne"}, "finish_reason": 9}],
+                "usage": {"prompt_tokens": "1", "completion_tokens_details": 7}}),
+        (None, "[DONE]")),
+    "openai-responses": sse(
+        ("response.created", {"type": "response.created", "response": "x"}),
+        ("response.output_item.added", {"type": "response.output_item.added", "output_index": "0", "item": 5}),
+        ("response.output_item.added", {"type": "response.output_item.added", "output_index": 1,
+                                        "item": {"type": "function_call", "id": 3, "call_id": [], "name": {}}}),
+        ("response.output_text.delta", {"type": "response.output_text.delta", "delta": "fine", "output_index": []}),
+        ("response.function_call_arguments.delta", {"type": "response.function_call_arguments.delta",
+                                                    "item_id": 4, "output_index": "1", "delta": {}}),
+        ("response.output_item.done", {"type": "response.output_item.done", "output_index": 1, "item": "done"}),
+        ("response.completed", {"type": "response.completed", "response": {
+            "status": 7, "id": 2, "output": [3, {"type": "message", "content": "x"}],
+            "usage": {"input_tokens": "3", "output_tokens_details": []}}})),
+    "anthropic": sse(
+        ("message_start", {"type": "message_start", "message": {"id": 4, "usage": "x", "model": []}}),
+        ("content_block_start", {"type": "content_block_start", "index": "0", "content_block": "text"}),
+        ("content_block_start", {"type": "content_block_start", "index": 1,
+                                 "content_block": {"type": "tool_use", "id": 5, "name": [], "input": "q"}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                 "delta": {"type": "text_delta", "text": "fine"}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": "1",
+                                 "delta": {"type": "input_json_delta", "partial_json": 5}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 9, "delta": "x"}),
+        ("content_block_stop", {"type": "content_block_stop", "index": []}),
+        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": 5}, "usage": {"output_tokens": "7"}}),
+        ("message_stop", {"type": "message_stop"})),
+    "gemini": sse(
+        (None, {"candidates": [5, {"content": "x"}], "usageMetadata": "u"}),
+        (None, {"candidates": [{"content": {"parts": [{"text": "fine"}, {"functionCall": {"name": 3, "args": 4}},
+                                                      {"thought": "yes", "text": 2}]},
+                                "finishReason": ["STOP"]}],
+                "usageMetadata": {"promptTokenCount": {}, "thoughtsTokenCount": "1"}})).replace("\n", "\r\n"),
+    "ollama": "\n".join(json.dumps(line) for line in [
+        {"model": 1, "message": "x", "done": "no"},
+        {"message": {"role": [], "content": "fine", "thinking": {}, "tool_calls": [3, {"function": "f"},
+                                                                                 {"function": {"name": 4}}]},
+         "done": False},
+        {"message": {"content": 7}, "done": True, "done_reason": [], "prompt_eval_count": "1", "eval_count": {}},
+    ]) + "\n",
+}
+
+
 def deep_stream(style):
     """A 200,000-deep document as one event of the wire's stream."""
     if style == "ollama":
@@ -758,6 +820,16 @@ class HostileReplies(RunTestCase):
                                                             "body": json.dumps(ODD_TYPES[style])}},
                                       {"text": "fine"}])
         # Read what can be read, or refuse the reply with a reason; never abort.
+        self.assertIn(r.code, (0, 3), r.stderr[-3000:])
+        self.assertNotIn("CRITICAL", r.stderr)
+        self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
+        self.assertEqual(r.json("summary.json")["exit_code"], r.code)
+
+    def check_odd_stream(self, style):
+        kind = "application/x-ndjson" if style == "ollama" else "text/event-stream"
+        r, _ = self.run_style(style, [{"repeat": 3, "raw": {"status": 200, "headers": {"content-type": kind},
+                                                            "body": ODD_STREAMS[style]}},
+                                      {"text": "fine"}])
         self.assertIn(r.code, (0, 3), r.stderr[-3000:])
         self.assertNotIn("CRITICAL", r.stderr)
         self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
@@ -823,7 +895,7 @@ class HostileReplies(RunTestCase):
 
 
 for _style in ("openai-chat", "openai-responses", "anthropic", "gemini", "ollama"):
-    for _check in ("deep_body", "deep_stream_line", "no_usage", "odd_types"):
+    for _check in ("deep_body", "deep_stream_line", "no_usage", "odd_types", "odd_stream"):
         setattr(HostileReplies, f"test_{_check}_{_style.replace('-', '_')}",
                 lambda self, s=_style, c=_check: getattr(self, "check_" + c)(s))
 
