@@ -504,8 +504,7 @@ duplicate_call_id (OwTurn *turn)
     {
       OwToolCall *c = g_ptr_array_index (turn->tool_calls, i);
 
-      if (c->id == NULL)
-        continue;
+      /* Never NULL: ow_tool_call_new() makes one up. */
       if (!g_hash_table_add (seen, c->id))
         return c->id;
     }
