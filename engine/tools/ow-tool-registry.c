@@ -263,6 +263,7 @@ static JsonArray *
 parse_array (const char *text, gssize len, GError **error)
 {
   g_autoptr(JsonNode) root = ow_json_parse (text, len, error);
+  g_autoptr(JsonNode) copy = NULL;
 
   if (root == NULL)
     return NULL;
@@ -271,7 +272,9 @@ parse_array (const char *text, gssize len, GError **error)
       g_set_error_literal (error, OW_TOOL_ERROR, OW_TOOL_ERROR_FAILED, "tool schemas must be a JSON array");
       return NULL;
     }
-  return json_array_ref (json_node_get_array (root));
+  /* The parse is immutable, and the schemas become the tools' own. */
+  copy = ow_json_deep_copy (root);
+  return json_array_ref (json_node_get_array (copy));
 }
 
 static JsonObject *
