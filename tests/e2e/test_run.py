@@ -819,6 +819,9 @@ class HostileReplies(RunTestCase):
         r, _ = self.run_style(style, [{"repeat": 3, "raw": {"status": 200, "headers": {"content-type": "application/json"},
                                                             "body": json.dumps(ODD_TYPES[style])}},
                                       {"text": "fine"}])
+        self.assert_survived(r)
+
+    def assert_survived(self, r):
         # Read what can be read, or refuse the reply with a reason; never abort.
         self.assertIn(r.code, (0, 3), r.stderr[-3000:])
         self.assertNotIn("CRITICAL", r.stderr)
@@ -830,10 +833,7 @@ class HostileReplies(RunTestCase):
         r, _ = self.run_style(style, [{"repeat": 3, "raw": {"status": 200, "headers": {"content-type": kind},
                                                             "body": ODD_STREAMS[style]}},
                                       {"text": "fine"}])
-        self.assertIn(r.code, (0, 3), r.stderr[-3000:])
-        self.assertNotIn("CRITICAL", r.stderr)
-        self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
-        self.assertEqual(r.json("summary.json")["exit_code"], r.code)
+        self.assert_survived(r)
 
     def test_deep_arguments_answered_not_run(self):
         # A model caught repeating "[" is told, like any unreadable
