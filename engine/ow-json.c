@@ -1,6 +1,8 @@
 /* ow-json.c: json-glib helpers (see ow-json.h). */
 #include "ow-json.h"
 
+#include <string.h>
+
 
 static JsonNode *
 member (JsonObject *obj,
@@ -127,13 +129,66 @@ ow_json_deep_copy (JsonNode *node)
     }
 }
 
-JsonNode *
-ow_json_parse (const char  *text,
-               gssize       len,
-               GError     **error)
+gboolean
+ow_json_depth_ok (const char *text,
+                  gsize       len,
+                  guint       max_depth)
 {
-  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  guint depth = 0;
+  gboolean in_string = FALSE;
 
+  /* One pass, no allocation: this runs on every SSE line of a reply. */
+  for (gsize i = 0; i < len; i++)
+    {
+      char c = text[i];
+
+      if (in_string)
+        {
+          /* The escaped byte cannot end the string. */
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+          continue;
+        }
+      switch (c)
+        {
+        case '"':
+          in_string = TRUE;
+          break;
+        case '[':
+        case '{':
+          if (++depth > max_depth)
+            return FALSE;
+          break;
+        case ']':
+        case '}':
+          /* Unbalanced closers are the parser's to report. */
+          if (depth > 0)
+            depth--;
+          break;
+        default:
+          break;
+        }
+    }
+  return TRUE;
+}
+
+/* The one place outside text reaches json-glib. */
+static JsonNode *
+parse (JsonParser  *parser,
+       const char  *text,
+       gssize       len,
+       GError     **error)
+{
+  gsize n = len < 0 ? strlen (text) : (gsize) len;
+
+  if (!ow_json_depth_ok (text, n, OW_JSON_MAX_DEPTH))
+    {
+      g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA,
+                   "JSON nested deeper than %u levels, which is refused", OW_JSON_MAX_DEPTH);
+      return NULL;
+    }
   if (!json_parser_load_from_data (parser, text, len, error))
     return NULL;
   if (json_parser_get_root (parser) == NULL)
@@ -142,6 +197,16 @@ ow_json_parse (const char  *text,
       return NULL;
     }
   return json_parser_steal_root (parser);
+}
+
+JsonNode *
+ow_json_parse (const char  *text,
+               gssize       len,
+               GError     **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+
+  return parse (parser, text, len, error);
 }
 
 char *
@@ -162,13 +227,13 @@ ow_json_object_to_string (JsonObject *obj)
 JsonObject *
 ow_json_object_from_string (const char *text, gssize len, GError **error)
 {
+  /* Mutable: callers add to what they read. */
   g_autoptr(JsonParser) parser = json_parser_new ();
-  JsonNode *root;
+  g_autoptr(JsonNode) root = parse (parser, text, len, error);
 
-  if (!json_parser_load_from_data (parser, text, len, error))
+  if (root == NULL)
     return NULL;
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  if (!JSON_NODE_HOLDS_OBJECT (root))
     {
       g_set_error_literal (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_INVALID_DATA, "not a JSON object");
       return NULL;

@@ -23,7 +23,25 @@ gboolean    ow_json_has_int          (JsonObject *obj, const char *name);
 JsonNode   *ow_json_deep_copy        (JsonNode *node);
 JsonObject *ow_json_object_deep_copy (JsonObject *obj);
 
-/* Parses @len bytes (-1: NUL-terminated); the root, or NULL with an error. */
+/* The deepest nesting of arrays and objects read from outside data.
+ * json-glib's parser recurses once per level (so do its generator and
+ * ow_json_deep_copy), so "[[[[…" 200,000 deep in a model reply overflows
+ * the stack and kills the process. Real replies, tool arguments, JSON
+ * Schemas and API requests stay under 30 levels; 512 leaves ample room for
+ * them, and parsing plus serializing 512 levels takes json-glib under
+ * 128 KiB of stack (measured), far inside any thread's stack. */
+#define OW_JSON_MAX_DEPTH 512
+
+/* Whether @text (@len bytes) nests JSON arrays and objects at most
+ * @max_depth deep (brackets inside strings, escaped quotes included, do
+ * not count). Cheap: one pass, no allocation. Malformed text may pass; the
+ * parser then rejects it. The server checks its tighter per-route limits
+ * with it too. */
+gboolean    ow_json_depth_ok         (const char *text, gsize len, guint max_depth);
+
+/* Every parse of outside data goes through these two: they refuse nesting
+ * deeper than OW_JSON_MAX_DEPTH before json-glib sees the text.
+ * Parses @len bytes (-1: NUL-terminated); the root, or NULL with an error. */
 JsonNode   *ow_json_parse            (const char *text, gssize len, GError **error);
 /* Parses @text as a JSON object; NULL with an error if it is not one. */
 JsonObject *ow_json_object_from_string (const char *text, gssize len, GError **error);

@@ -2001,6 +2001,46 @@ request_site (GTask *task)
   }
 }
 
+/* Answers every call of the reply from the cap on without running it, in
+ * one loop (not one call at a time: thousands of them would recurse
+ * through complete_call), and says so once. FALSE: the store failed and
+ * the task is finished. */
+static gboolean
+answer_calls_over_cap (GTask *task)
+{
+  Run *run = run_of (task);
+  guint asked = run->calls->len;
+  guint skipped = asked - run->call_index;
+  g_autoptr(JsonObject) result = json_object_new ();
+  g_autofree char *reason = g_strdup_printf (
+    "Your reply asked for %u tool calls; only the first %u of a reply are run, so this one was not. "
+    "If it is still needed, call it again in your next reply (at most %u calls per reply).",
+    asked, OW_AGENT_MAX_CALLS_PER_REPLY, OW_AGENT_MAX_CALLS_PER_REPLY);
+  g_autofree char *text = NULL;
+  JsonObject *data;
+
+  json_object_set_string_member (result, "error", "tool call not executed");
+  json_object_set_string_member (result, "reason", reason);
+  text = ow_json_object_to_string (result);
+  for (; run->call_index < asked; run->call_index++)
+    {
+      OwToolCall *call = current_call (run);
+      JsonObject *msg = ow_message_json_tool (call->id, text);
+      gboolean ok = append (task, msg);
+
+      json_object_unref (msg);
+      if (!ok)
+        return FALSE;
+    }
+  data = json_object_new ();
+  json_object_set_int_member (data, "requested", asked);
+  json_object_set_int_member (data, "run", asked - skipped);
+  json_object_set_int_member (data, "not_run", skipped);
+  json_object_set_int_member (data, "limit", OW_AGENT_MAX_CALLS_PER_REPLY);
+  emit (run, "tool_calls_capped", data);
+  return TRUE;
+}
+
 static void
 next_call (GTask *task)
 {
@@ -2010,6 +2050,9 @@ next_call (GTask *task)
   JsonObject *data;
   g_autofree char *problem = NULL;
 
+  if (run->call_index >= OW_AGENT_MAX_CALLS_PER_REPLY && run->call_index < run->calls->len
+      && !answer_calls_over_cap (task))
+    return;
   if (run->call_index >= run->calls->len)
     {
       data = json_object_new ();

@@ -75,6 +75,13 @@ typedef struct {
   gint64      started_ms;     /* wall clock at the start of the call */
 } OwModelCall;
 
+/* The most tool calls run from one reply. Models fan out to a few dozen
+ * parallel calls at most; a reply asking for thousands is broken or
+ * hostile, and running them all would hold the run (and the person asked
+ * to approve them) hostage. The calls beyond it are answered without being
+ * run, so every call still has its result and the model can ask again. */
+#define OW_AGENT_MAX_CALLS_PER_REPLY 64
+
 #define OW_TYPE_AGENT (ow_agent_get_type ())
 G_DECLARE_FINAL_TYPE (OwAgent, ow_agent, OW, AGENT, GObject)
 

@@ -311,12 +311,14 @@ ow_message_content_first_line (const char *content, glong max_chars)
     return NULL;
   if (content[0] == '[')
     {
-      g_autoptr(JsonNode) node = json_from_string (content, NULL);
+      g_autoptr(JsonNode) node = ow_json_parse (content, -1, NULL);
       JsonArray *parts = node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
 
       for (guint i = 0; parts != NULL && i < json_array_get_length (parts) && text == NULL; i++)
         {
-          JsonObject *p = json_array_get_object_element (parts, i);
+          /* A reply's text may itself be a JSON array of anything. */
+          JsonNode *part = json_array_get_element (parts, i);
+          JsonObject *p = JSON_NODE_HOLDS_OBJECT (part) ? json_node_get_object (part) : NULL;
           if (p != NULL && g_strcmp0 (ow_json_get_string (p, "type"), "text") == 0)
             text = g_strdup (ow_json_get_string (p, "text"));
         }

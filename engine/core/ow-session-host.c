@@ -280,16 +280,18 @@ ow_session_host_create (OwSessionHost *self, const OwSessionSpec *spec, GError *
       g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "There is no coworker \"%s\".", s.coworker);
       return NULL;
     }
-  if (s.mode == NULL)
-    s.mode = ow_config_get_string (ow_context_get_config (self->ctx), "approval_mode");
-  if (s.mode == NULL)
-    s.mode = "ask";
-  if (ow_approval_mode_canonical (s.mode) == NULL)
-    {
-      g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "\"%s\" is not an approval mode.", s.mode);
-      return NULL;
-    }
-  s.mode = ow_approval_mode_canonical (s.mode);
+  {
+    const char *asked = s.mode;
+
+    s.mode = ow_approval_mode_effective (asked, ow_context_get_config (self->ctx));
+    /* The config's value was checked when it was read: only a request's
+     * can be wrong here. */
+    if (s.mode == NULL)
+      {
+        g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "\"%s\" is not an approval mode.", asked);
+        return NULL;
+      }
+  }
   if (s.model == NULL)
     s.model = ow_context_default_model (self->ctx);
   if (s.model == NULL && !ow_context_is_isolated (self->ctx))

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ow-error.h"
+#include "ow-json.h"
 #include "ow-redact.h"
 
 struct _OwSession
@@ -222,7 +223,7 @@ grants_to_json (OwSession *self)
 static void
 roots_from_json (OwSession *self, const char *text)
 {
-  g_autoptr(JsonNode) node = text != NULL ? json_from_string (text, NULL) : NULL;
+  g_autoptr(JsonNode) node = text != NULL ? ow_json_parse (text, -1, NULL) : NULL;
   JsonArray *arr;
 
   if (node == NULL || !JSON_NODE_HOLDS_ARRAY (node))

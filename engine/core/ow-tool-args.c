@@ -6,13 +6,13 @@
 #include <string.h>
 
 #include "core/ow-event.h"
+#include "ow-json.h"
 
 JsonObject *
 ow_tool_args_parse (const char *text, gssize len, char **problem)
 {
-  g_autoptr(JsonParser) parser = NULL;
   g_autoptr(GError) error = NULL;
-  JsonNode *root;
+  g_autoptr(JsonNode) root = NULL;
   gsize n = len < 0 ? strlen (text) : (gsize) len;
   gsize i;
 
@@ -28,21 +28,21 @@ ow_tool_args_parse (const char *text, gssize len, char **problem)
         *problem = g_strdup ("the arguments are not valid UTF-8");
       return NULL;
     }
-  parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, text, (gssize) n, &error))
+  root = ow_json_parse (text, (gssize) n, &error);
+  if (root == NULL)
     {
       if (problem != NULL)
         *problem = g_strdup_printf ("the arguments are not valid JSON (%s)", error->message);
       return NULL;
     }
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  if (!JSON_NODE_HOLDS_OBJECT (root))
     {
       if (problem != NULL)
         *problem = g_strdup ("the arguments are JSON but not an object");
       return NULL;
     }
-  return json_object_ref (json_node_get_object (root));
+  /* The parse is immutable; callers fill in defaults. */
+  return ow_json_object_deep_copy (json_node_get_object (root));
 }
 
 char *

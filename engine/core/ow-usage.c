@@ -3,6 +3,7 @@
 
 #include "core/ow-usage.h"
 
+#include "ow-json.h"
 #include "ow-resources.h"
 
 static JsonArray *
@@ -13,13 +14,12 @@ prices_entries (void)
   if (g_once_init_enter (&entries))
     {
       g_autoptr(GBytes) bytes = ow_resources_lookup ("prices.json", NULL);
-      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(JsonObject) root = NULL;
       JsonArray *arr = NULL;
 
-      if (bytes != NULL
-          && json_parser_load_from_data (parser, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes), NULL)
-          && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-        arr = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "entries");
+      if (bytes != NULL)
+        root = ow_json_object_from_string (g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes), NULL);
+      arr = ow_json_get_array (root, "entries");
       g_once_init_leave (&entries, arr != NULL ? json_array_ref (arr) : json_array_new ());
     }
   return entries;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/ow-message.h"
+#include "ow-json.h"
 
 void
 ow_atif_call_facts_free (OwAtifCallFacts *facts)
@@ -59,7 +60,7 @@ agent_step (JsonObject *msg, const OwAtifInput *input, const OwAtifCallFacts *fa
   JsonObject *step = json_object_new ();
   JsonNode *content = json_object_get_member (msg, "content");
   g_autofree char *text = ow_content_to_text (content);
-  JsonObject *usage = json_object_get_object_member (msg, "usage");
+  JsonObject *usage = ow_json_get_object (msg, "usage");
   gboolean partial = json_object_get_boolean_member_with_default (msg, "partial", FALSE);
   JsonObject *extra = json_object_new ();
 
@@ -74,23 +75,22 @@ agent_step (JsonObject *msg, const OwAtifInput *input, const OwAtifCallFacts *fa
 
   if (json_object_has_member (msg, "tool_calls"))
     {
-      JsonArray *calls = json_object_get_array_member (msg, "tool_calls");
+      JsonArray *calls = ow_json_get_array (msg, "tool_calls");
       JsonArray *out = json_array_new ();
       for (guint i = 0; i < json_array_get_length (calls); i++)
         {
           JsonObject *tc = json_array_get_object_element (calls, i);
-          JsonObject *fn = json_object_get_object_member (tc, "function");
+          JsonObject *fn = ow_json_get_object (tc, "function");
           JsonObject *o = json_object_new ();
           const char *args_text = json_object_get_string_member_with_default (fn, "arguments", "{}");
-          g_autoptr(JsonParser) parser = json_parser_new ();
-          JsonNode *root = NULL;
+          g_autoptr(JsonNode) root = NULL;
 
           json_object_set_string_member (o, "tool_call_id", json_object_get_string_member (tc, "id"));
           json_object_set_string_member (o, "function_name", json_object_get_string_member (fn, "name"));
-          if (*args_text != '\0' && json_parser_load_from_data (parser, args_text, -1, NULL))
-            root = json_parser_get_root (parser);
+          if (*args_text != '\0')
+            root = ow_json_parse (args_text, -1, NULL);
           if (root != NULL && JSON_NODE_HOLDS_OBJECT (root))
-            json_object_set_member (o, "arguments", json_node_copy (root));
+            json_object_set_member (o, "arguments", ow_json_deep_copy (root));
           else
             json_object_set_object_member (o, "arguments", json_object_new ());
           json_array_add_object_element (out, o);
@@ -157,7 +157,7 @@ compaction_step (JsonObject *msg, const gint64 *step_of, guint n, gint64 *tokens
   JsonObject *r = json_object_new ();
   JsonObject *extra = json_object_new ();
   JsonObject *cm = json_object_new ();
-  JsonObject *usage = json_object_get_object_member (msg, "usage");
+  JsonObject *usage = ow_json_get_object (msg, "usage");
   gint64 boundary = json_object_get_int_member_with_default (msg, "boundary", 0);
   gboolean trimmed = json_object_get_boolean_member_with_default (msg, "trimmed", FALSE);
 

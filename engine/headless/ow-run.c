@@ -112,6 +112,15 @@ run_clear (Run *r)
   g_clear_pointer (&r->tool_status, g_hash_table_unref);
 }
 
+/* The modes a run offers (--help lists them); plan and discuss are not
+ * among them, and a config naming one is refused rather than quietly
+ * replaced by another mode. */
+static gboolean
+run_mode_usable (const char *mode)
+{
+  return mode != NULL && !g_str_equal (mode, "plan") && !g_str_equal (mode, "discuss");
+}
+
 static int G_GNUC_PRINTF (1, 2)
 usage_error (const char *fmt, ...)
 {
@@ -239,8 +248,9 @@ resolve_options (Run *r)
       return usage_error ("unknown coworker \"%s\". The coworkers here are: %s.", r->coworker, ids);
     }
 
-  r->mode = ow_approval_mode_canonical (r->approval_mode != NULL ? r->approval_mode : "ask");
-  if (r->mode == NULL || g_str_equal (r->mode, "plan") || g_str_equal (r->mode, "discuss"))
+  /* The flag is checked here, with the other flags; the mode itself is
+   * decided once the config is read (see run ()). */
+  if (r->approval_mode != NULL && !run_mode_usable (ow_approval_mode_canonical (r->approval_mode)))
     return usage_error ("--approval-mode must be ask, auto-approve, bypass-approvals or "
                         "dangerously-bypass-approvals (got \"%s\").", r->approval_mode);
 
@@ -358,6 +368,16 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
       /* Narration before tool calls is progress; the final answer goes to stdout. */
       if (calls != NULL && json_array_get_length (calls) > 0 && *text != '\0')
         show (stderr, "› %s\n", text);
+    }
+  else if (g_str_equal (type, "tool_calls_capped"))
+    {
+      fprintf (stderr, "openworker: the model asked for %" G_GINT64_FORMAT " tool calls in one reply; the first %"
+               G_GINT64_FORMAT " ran, the other %" G_GINT64_FORMAT " were answered without running (limit %"
+               G_GINT64_FORMAT " per reply)\n",
+               json_object_get_int_member_with_default (d, "requested", 0),
+               json_object_get_int_member_with_default (d, "run", 0),
+               json_object_get_int_member_with_default (d, "not_run", 0),
+               json_object_get_int_member_with_default (d, "limit", 0));
     }
   else if (g_str_equal (type, "provider_retry"))
     {
@@ -796,6 +816,16 @@ run (Run *r)
   }
   if (ctx == NULL)
     return usage_error ("%s", error->message);
+  {
+    /* The same rule as the server's sessions: the flag, else config.toml's
+     * approval_mode, else ask. --isolated reads no config. Only the config
+   * can be unusable here: the flag was checked. */
+    r->mode = ow_approval_mode_effective (r->approval_mode, r->isolated ? NULL : ow_context_get_config (ctx));
+    if (!run_mode_usable (r->mode))
+      return usage_error ("approval_mode = \"%s\" in config.toml cannot be used by openworker run: a run needs ask, "
+                          "auto-approve, bypass-approvals or dangerously-bypass-approvals. Pass --approval-mode, or "
+                          "change the config.", r->mode != NULL ? r->mode : "?");
+  }
 
   if (r->isolated)
     model_config = ow_model_config_new_empty ();

@@ -491,6 +491,26 @@ ow_provider_call_feed (OwProviderCall  *call,
   return call_parse_status (call, status, error);
 }
 
+/* The first tool-call id used twice in @turn, or NULL. */
+static const char *
+duplicate_call_id (OwTurn *turn)
+{
+  g_autoptr(GHashTable) seen = NULL;
+
+  if (turn->tool_calls->len < 2)
+    return NULL;
+  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < turn->tool_calls->len; i++)
+    {
+      OwToolCall *c = g_ptr_array_index (turn->tool_calls, i);
+
+      /* Never NULL: ow_tool_call_new() makes one up. */
+      if (!g_hash_table_add (seen, c->id))
+        return c->id;
+    }
+  return NULL;
+}
+
 /* Final checks shared by streamed and whole replies: a finish reason is
  * always set, and a reply with nothing in it is an error. */
 static OwTurn *
@@ -500,6 +520,7 @@ call_conclude (OwProviderCall  *call,
 {
   OwTurn *turn = call->turn;
   const char *title = ow_provider_get_title (call->provider);
+  const char *duplicate = duplicate_call_id (turn);
   gboolean empty;
 
   if (turn->tool_calls->len > 0
@@ -512,7 +533,17 @@ call_conclude (OwProviderCall  *call,
     turn->finish_reason = g_strdup ("stop");
 
   empty = turn->text->len == 0 && turn->tool_calls->len == 0;
-  if (empty && g_str_equal (turn->finish_reason, "content_filter"))
+  if (duplicate != NULL)
+    {
+      /* Each result goes back under its call's id, so two calls with one
+       * id cannot both be answered, and no API accepts the history. */
+      call_set_detail (call, "two tool calls share the id '%s'", duplicate);
+      g_set_error (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_PROTOCOL,
+                   "%s sent a reply with two tool calls under the same id '%s', so neither can be "
+                   "answered. Retry; if it keeps happening, the service (or a proxy in front of it) "
+                   "is mangling tool calls.", title, duplicate);
+    }
+  else if (empty && g_str_equal (turn->finish_reason, "content_filter"))
     {
       call_set_detail (call, "the reply was withheld by the content filter (finish reason %s)",
                        call->raw_finish != NULL ? call->raw_finish : "content_filter");

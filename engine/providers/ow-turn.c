@@ -9,6 +9,8 @@
 
 #include "providers/ow-turn.h"
 
+#include "providers/ow-provider-private.h"
+
 OwToolCall *
 ow_tool_call_new (const char *id,
                   const char *name,
@@ -16,8 +18,11 @@ ow_tool_call_new (const char *id,
 {
   OwToolCall *call = g_new0 (OwToolCall, 1);
 
-  call->id = g_strdup (id);
-  call->name = g_strdup (name);
+  /* A reply may leave out the id or the name (or send another type); the
+   * engine and the record always have strings: the call is then answered
+   * as an unknown tool, under an id of its own. */
+  call->id = id != NULL ? g_strdup (id) : ow_provider_synthesize_call_id ();
+  call->name = g_strdup (name != NULL ? name : "");
   /* An absent argument text means "no arguments", which every wire spells
    * as an empty object; the engine then never sees NULL. */
   call->arguments = g_strdup (arguments != NULL ? arguments : "{}");

@@ -419,21 +419,17 @@ annotate (OwSessionSandbox *self, OwToolResult *result)
 {
   g_autoptr(GPtrArray) blocked = self->proxy != NULL ? ow_proxy_take_blocked (self->proxy, self->session_id) : NULL;
   gboolean lost = self->state_lost;
-  g_autoptr(JsonNode) node = NULL;
-  JsonObject *obj;
+  g_autoptr(JsonObject) obj = NULL;
 
   if ((blocked == NULL || blocked->len == 0) && !lost)
     return;
   self->state_lost = FALSE;
-  node = json_from_string (result->text, NULL);
-  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+  obj = ow_json_object_from_string (result->text, -1, NULL);
+  if (obj == NULL)
     {
-      g_clear_pointer (&node, json_node_unref);
-      node = json_node_new (JSON_NODE_OBJECT);
-      json_node_take_object (node, json_object_new ());
-      json_object_set_string_member (json_node_get_object (node), "output", result->text);
+      obj = json_object_new ();
+      json_object_set_string_member (obj, "output", result->text);
     }
-  obj = json_node_get_object (node);
   if (blocked != NULL && blocked->len > 0)
     {
       JsonArray *list = json_array_new ();
@@ -445,7 +441,7 @@ annotate (OwSessionSandbox *self, OwToolResult *result)
   if (lost)
     json_object_set_string_member (obj, "sandbox_note", SHELL_STATE_LOST);
   g_free (result->text);
-  result->text = json_to_string (node, FALSE);
+  result->text = ow_json_object_to_string (obj);
 }
 
 static void

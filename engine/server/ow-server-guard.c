@@ -233,45 +233,6 @@ ow_server_ws_protocol_ok (const char *offer, const char *expected)
 }
 
 gboolean
-ow_json_depth_ok (const char *text, gsize len, guint max_depth)
-{
-  guint depth = 0;
-  gboolean in_string = FALSE;
-
-  for (gsize i = 0; i < len; i++)
-    {
-      char c = text[i];
-      if (in_string)
-        {
-          if (c == '\\')
-            i++;
-          else if (c == '"')
-            in_string = FALSE;
-          continue;
-        }
-      switch (c)
-        {
-        case '"':
-          in_string = TRUE;
-          break;
-        case '[':
-        case '{':
-          if (++depth > max_depth)
-            return FALSE;
-          break;
-        case ']':
-        case '}':
-          if (depth > 0)
-            depth--;
-          break;
-        default:
-          break;
-        }
-    }
-  return TRUE;
-}
-
-gboolean
 ow_server_session_id_valid (const char *id)
 {
   gsize len;

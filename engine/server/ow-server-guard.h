@@ -45,11 +45,6 @@ gboolean  ow_server_origin_allowed       (const char *origin, const char *const 
  * whether it carries "openworker" followed by a token equal to @expected. */
 gboolean  ow_server_ws_protocol_ok       (const char *offer, const char *expected);
 
-/* Whether @text (@len bytes) nests JSON arrays and objects at most
- * @max_depth deep (brackets inside strings do not count). Cheap: one pass,
- * no allocation. Malformed text may pass; the parser then rejects it. */
-gboolean  ow_json_depth_ok               (const char *text, gsize len, guint max_depth);
-
 /* A session id a person or the browser may choose: 1–64 of
  * [A-Za-z0-9_.-], not starting with '.', and not an internal "__" id. */
 gboolean  ow_server_session_id_valid     (const char *id);

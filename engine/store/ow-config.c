@@ -50,6 +50,15 @@ ow_approval_mode_rank (const char *mode)
   return -1;
 }
 
+const char *
+ow_approval_mode_effective (const char *requested,
+                            OwConfig   *config)
+{
+  const char *configured = config != NULL ? ow_config_get_string (config, "approval_mode") : NULL;
+
+  return ow_approval_mode_canonical (requested != NULL ? requested : configured != NULL ? configured : "ask");
+}
+
 typedef enum { T_STRING, T_INT, T_BOOL, T_STRV, T_TABLE, T_TABLE_ARRAY } KeyType;
 
 typedef struct {

@@ -65,6 +65,12 @@ gboolean     ow_config_file_set         (const char *path, const char *key, Json
 const char  *ow_approval_mode_canonical (const char *mode);
 /* 0 for discuss … 5 for dangerously-bypass-approvals; -1 if unknown. */
 int          ow_approval_mode_rank      (const char *mode);
+/* The approval mode a session or a run starts in, one rule for every
+ * surface: @requested (a flag, a request's member) when given, else
+ * @config's approval_mode (the machine's, narrowed by the project's; NULL
+ * @config: none), else "ask". There is no environment variable for it.
+ * Returns the canonical name, or NULL when the chosen value names no mode. */
+const char  *ow_approval_mode_effective (const char *requested, OwConfig *config);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (OwConfig, ow_config_unref)
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ow-error.h"
+#include "ow-json.h"
 #include "ow-resources.h"
 #include "store/ow-paths.h"
 #include "tools/ow-executor.h"
@@ -261,18 +262,19 @@ static const char engine_tools_json[] =
 static JsonArray *
 parse_array (const char *text, gssize len, GError **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  JsonNode *root;
+  g_autoptr(JsonNode) root = ow_json_parse (text, len, error);
+  g_autoptr(JsonNode) copy = NULL;
 
-  if (!json_parser_load_from_data (parser, text, len, error))
+  if (root == NULL)
     return NULL;
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_ARRAY (root))
+  if (!JSON_NODE_HOLDS_ARRAY (root))
     {
       g_set_error_literal (error, OW_TOOL_ERROR, OW_TOOL_ERROR_FAILED, "tool schemas must be a JSON array");
       return NULL;
     }
-  return json_array_ref (json_node_get_array (root));
+  /* The parse is immutable, and the schemas become the tools' own. */
+  copy = ow_json_deep_copy (root);
+  return json_array_ref (json_node_get_array (copy));
 }
 
 static JsonObject *

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "ow-error.h"
+#include "ow-json.h"
 #include "ow-redact.h"
 #include "ow-secret-env.h"
 
@@ -1065,20 +1066,20 @@ parse_json_results (GBytes      *body,
                     JsonArray   *results,
                     char       **why)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
   g_auto(GStrv) path = g_strsplit (array_path, ".", -1);
   g_autoptr(GError) error = NULL;
   gsize len = 0;
   const char *data = g_bytes_get_data (body, &len);
+  g_autoptr(JsonNode) root = ow_json_parse (data != NULL ? data : "", (gssize) len, &error);
   JsonNode *node;
   JsonArray *arr;
 
-  if (!json_parser_load_from_data (parser, data != NULL ? data : "", (gssize) len, &error))
+  if (root == NULL)
     {
       *why = g_strdup_printf ("the answer is not JSON (%s)", error->message);
       return FALSE;
     }
-  node = json_parser_get_root (parser);
+  node = root;
   for (guint i = 0; path[i] != NULL; i++)
     {
       if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))

@@ -362,6 +362,52 @@ class Approvals(RunTestCase):
         row = db.execute("SELECT status, provenance FROM audit_events WHERE stage = 'approval_resolved'").fetchone()
         self.assertEqual(row, ("denied", "refused unattended"))
 
+    def write_config(self, text):
+        os.makedirs(os.path.join(self.home, "config"), exist_ok=True)
+        with open(os.path.join(self.home, "config", "config.toml"), "w") as f:
+            f.write(text)
+
+    def test_config_approval_mode_applies_and_the_flag_wins(self):
+        # The server's rule: the flag, else config.toml's approval_mode, else ask.
+        self.write_config('approval_mode = "bypass-approvals"\n')
+        server = self.server(self.WRITE)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "write a"], openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertIn("· bypass-approvals ·", r.stderr)
+        self.assertEqual(r.json("summary.json")["approval_mode"], "bypass-approvals")
+        with open(os.path.join(self.ws, "a.txt")) as f:
+            self.assertEqual(f.read(), "A")
+
+        os.remove(os.path.join(self.ws, "a.txt"))
+        server = self.server(self.WRITE)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "ask", "--prompt", "write a"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertEqual(r.json("summary.json")["approval_mode"], "ask")
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "a.txt")))
+        self.assertEqual(r.json("answers.json")[0]["answer"], "refused")
+
+        # --isolated reads no config: the default, ask.
+        server = self.server(self.WRITE)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--isolated", "--prompt", "write a"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertEqual(r.json("summary.json")["approval_mode"], "ask")
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "a.txt")))
+
+    def test_config_mode_a_run_cannot_use_is_refused(self):
+        self.write_config('approval_mode = "plan"\n')
+        server = self.server({"turns": [{"text": "never"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "x"], openai_env(self, server))
+        self.assertEqual(r.code, 2, r.stderr)
+        self.assertIn('approval_mode = "plan" in config.toml cannot be used by openworker run', r.stderr)
+        self.assertEqual(len(server.requests()), 0)
+        # The flag still chooses.
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "ask", "--prompt", "x"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertEqual(r.stdout, "never\n")
+
     def test_bypass_runs_and_dangerous_warns(self):
         server = self.server(self.WRITE)
         r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "dangerously-bypass-approvals",
@@ -612,6 +658,247 @@ class Terminal(RunTestCase):
     def result_json(self, name):
         with open(os.path.join(self.out, name)) as f:
             return json.load(f)
+
+
+DEEP = "[" * 200000
+
+# A reply in each wire's own shape with no usage at all, and one whose
+# members have the wrong types (usage a string, ids numbers, finish reasons
+# objects), each sent whole (not streamed). The text is still readable, so
+# the run can finish.
+NO_USAGE = {
+    "openai-chat": {"id": "c1", "object": "chat.completion", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "fine"}, "finish_reason": "stop"}]},
+    "openai-responses": {"id": "r1", "object": "response", "status": "completed", "output": [
+        {"type": "message", "id": "m1", "role": "assistant", "content": [{"type": "output_text", "text": "fine"}]}]},
+    "anthropic": {"id": "msg_1", "type": "message", "role": "assistant",
+                  "content": [{"type": "text", "text": "fine"}], "stop_reason": "end_turn"},
+    "gemini": {"candidates": [{"content": {"role": "model", "parts": [{"text": "fine"}]}, "finishReason": "STOP"}]},
+    "ollama": {"model": "qwen3:8b", "message": {"role": "assistant", "content": "fine"}, "done": True,
+               "done_reason": "stop"},
+}
+ODD_TYPES = {
+    "openai-chat": {"id": 7, "model": [], "object": "chat.completion", "choices": [
+        {"index": "0", "message": {"role": 1, "content": "fine", "tool_calls": "none", "reasoning_content": 5},
+         "finish_reason": {"x": 1}}, 3, None],
+        "usage": {"prompt_tokens": "ten", "completion_tokens": None, "prompt_tokens_details": 4,
+                  "completion_tokens_details": "x"}},
+    "openai-responses": {"id": [], "object": "response", "status": 9, "model": {}, "output": [
+        {"type": "message", "id": 1, "role": "assistant", "content": [{"type": "output_text", "text": "fine"}, 2, "x"]},
+        {"type": "function_call", "name": 3, "call_id": None, "arguments": {}}, "junk"],
+        "usage": {"input_tokens": "1", "output_tokens": [], "input_tokens_details": 0, "output_tokens_details": "z"},
+        "incomplete_details": "why"},
+    "anthropic": {"id": 1, "type": "message", "role": "assistant", "model": 5,
+                  "content": [{"type": "text", "text": "fine"}, {"type": "tool_use", "id": 4, "name": None, "input": 3},
+                              "junk", 5],
+                  "stop_reason": ["end_turn"], "usage": {"input_tokens": "12", "output_tokens": {},
+                                                         "cache_read_input_tokens": []}},
+    "gemini": {"candidates": [{"content": {"role": 2, "parts": [{"text": "fine"}, {"functionCall": "x"}, 7]},
+                               "finishReason": 1}, "junk"],
+               "usageMetadata": {"promptTokenCount": "3", "candidatesTokenCount": [], "thoughtsTokenCount": {}},
+               "modelVersion": 4},
+    "ollama": {"model": 3, "message": {"role": [], "content": "fine", "thinking": 2, "tool_calls": {"a": 1}},
+               "done": True, "done_reason": 5, "prompt_eval_count": "9", "eval_count": []},
+}
+
+
+def sse(*events):
+    """SSE text from (event name or None, data object or text) pairs."""
+    out = ""
+    for name, data in events:
+        out += (f"event: {name}\n" if name else "") + "data: " + (data if isinstance(data, str) else json.dumps(data)) + "\n\n"
+    return out
+
+
+# Streams whose events have members of the wrong type, unknown shapes and
+# missing fields, with enough of a normal reply around them to finish.
+ODD_STREAMS = {
+    "openai-chat": sse(
+        (None, {"id": 5, "choices": [7, {"index": "x", "delta": "str"},
+                                     {"index": 0, "delta": {"role": 1, "content": "fi", "reasoning_content": [],
+                                                            "tool_calls": [5, {"index": "a", "function": "f"},
+                                                                           {"index": 0, "id": 3, "function": {
+                                                                               "name": 7, "arguments": {}}}]}}],
+                "usage": "lots"}),
+        (None, {"choices": [{"index": 0, "delta": {"content": "ne"}, "finish_reason": 9}],
+                "usage": {"prompt_tokens": "1", "completion_tokens_details": 7}}),
+        (None, "[DONE]")),
+    "openai-responses": sse(
+        ("response.created", {"type": "response.created", "response": "x"}),
+        ("response.output_item.added", {"type": "response.output_item.added", "output_index": "0", "item": 5}),
+        ("response.output_item.added", {"type": "response.output_item.added", "output_index": 1,
+                                        "item": {"type": "function_call", "id": 3, "call_id": [], "name": {}}}),
+        ("response.output_text.delta", {"type": "response.output_text.delta", "delta": "fine", "output_index": []}),
+        ("response.function_call_arguments.delta", {"type": "response.function_call_arguments.delta",
+                                                    "item_id": 4, "output_index": "1", "delta": {}}),
+        ("response.output_item.done", {"type": "response.output_item.done", "output_index": 1, "item": "done"}),
+        ("response.completed", {"type": "response.completed", "response": {
+            "status": 7, "id": 2, "output": [3, {"type": "message", "content": "x"}],
+            "usage": {"input_tokens": "3", "output_tokens_details": []}}})),
+    "anthropic": sse(
+        ("message_start", {"type": "message_start", "message": {"id": 4, "usage": "x", "model": []}}),
+        ("content_block_start", {"type": "content_block_start", "index": "0", "content_block": "text"}),
+        ("content_block_start", {"type": "content_block_start", "index": 1,
+                                 "content_block": {"type": "tool_use", "id": 5, "name": [], "input": "q"}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                 "delta": {"type": "text_delta", "text": "fine"}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": "1",
+                                 "delta": {"type": "input_json_delta", "partial_json": 5}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 9, "delta": "x"}),
+        ("content_block_stop", {"type": "content_block_stop", "index": []}),
+        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": 5}, "usage": {"output_tokens": "7"}}),
+        ("message_stop", {"type": "message_stop"})),
+    "gemini": sse(
+        (None, {"candidates": [5, {"content": "x"}], "usageMetadata": "u"}),
+        (None, {"candidates": [{"content": {"parts": [{"text": "fine"}, {"functionCall": {"name": 3, "args": 4}},
+                                                      {"thought": "yes", "text": 2}]},
+                                "finishReason": ["STOP"]}],
+                "usageMetadata": {"promptTokenCount": {}, "thoughtsTokenCount": "1"}})).replace("\n", "\r\n"),
+    "ollama": "\n".join(json.dumps(line) for line in [
+        {"model": 1, "message": "x", "done": "no"},
+        {"message": {"role": [], "content": "fine", "thinking": {}, "tool_calls": [3, {"function": "f"},
+                                                                                 {"function": {"name": 4}}]},
+         "done": False},
+        {"message": {"content": 7}, "done": True, "done_reason": [], "prompt_eval_count": "1", "eval_count": {}},
+    ]) + "\n",
+}
+
+
+def deep_stream(style):
+    """A 200,000-deep document as one event of the wire's stream."""
+    if style == "ollama":
+        return {"status": 200, "headers": {"content-type": "application/x-ndjson"}, "body": DEEP + "\n"}
+    return {"status": 200, "headers": {"content-type": "text/event-stream"}, "body": "data: " + DEEP + "\n\n"}
+
+
+class HostileReplies(RunTestCase):
+    """Replies built to break the reader: nesting that overflows a recursive
+    parser, repeated call ids, thousands of calls, missing or mistyped
+    members. Each run must end on its own terms, with its record; criticals
+    are fatal here, since one reachable from a reply is a bug."""
+
+    def hostile_env(self, style, server):
+        return self.env(G_DEBUG="fatal-criticals", **STYLES[style][1](server.url))
+
+    def run_style(self, style, turns, *flags):
+        server = self.server({"turns": turns})
+        r = self.run_ow(["--model", STYLES[style][0], "--approval-mode", "bypass-approvals", *flags,
+                         "--prompt", "x"], self.hostile_env(style, server))
+        return r, server
+
+    def assert_stopped_with_record(self, r, reason):
+        self.assertEqual(r.code, 3, r.stderr[-3000:])
+        self.assertIn(reason, r.stderr)
+        summary = r.json("summary.json")
+        self.assertEqual(summary["outcome"], "model_error")
+        self.assertEqual(summary["exit_code"], 3)
+        self.assertIn(reason, summary["error"])
+        self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
+        for name in ("answers.json", "messages.json", "events.jsonl", "model_calls.jsonl", "audit.db"):
+            self.assertTrue(os.path.exists(r.path(name)), name)
+
+    def check_deep_body(self, style):
+        r, server = self.run_style(style, [{"repeat": 3, "stream": False, "raw": {
+            "status": 200, "headers": {"content-type": "application/json" if style != "ollama"
+                                       else "application/x-ndjson"}, "body": DEEP}}])
+        self.assert_stopped_with_record(r, "nested deeper than 512 levels")
+        self.assertEqual(len(server.requests()), 3)  # retried like any unreadable reply
+
+    def check_deep_stream_line(self, style):
+        r, _ = self.run_style(style, [{"repeat": 3, "raw": deep_stream(style)}])
+        self.assert_stopped_with_record(r, "nested deeper than 512 levels")
+
+    def check_no_usage(self, style):
+        r, _ = self.run_style(style, [{"raw": {"status": 200, "headers": {"content-type": "application/json"},
+                                               "body": json.dumps(NO_USAGE[style])}}])
+        self.assertEqual(r.code, 0, r.stderr[-3000:])
+        self.assertEqual(r.stdout, "fine\n")
+        self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
+        self.assertNotIn("CRITICAL", r.stderr)
+
+    def check_odd_types(self, style):
+        r, _ = self.run_style(style, [{"repeat": 3, "raw": {"status": 200, "headers": {"content-type": "application/json"},
+                                                            "body": json.dumps(ODD_TYPES[style])}},
+                                      {"text": "fine"}])
+        self.assert_survived(r)
+
+    def assert_survived(self, r):
+        # Read what can be read, or refuse the reply with a reason; never abort.
+        self.assertIn(r.code, (0, 3), r.stderr[-3000:])
+        self.assertNotIn("CRITICAL", r.stderr)
+        self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
+        self.assertEqual(r.json("summary.json")["exit_code"], r.code)
+
+    def check_odd_stream(self, style):
+        kind = "application/x-ndjson" if style == "ollama" else "text/event-stream"
+        r, _ = self.run_style(style, [{"repeat": 3, "raw": {"status": 200, "headers": {"content-type": kind},
+                                                            "body": ODD_STREAMS[style]}},
+                                      {"text": "fine"}])
+        self.assert_survived(r)
+
+    def test_deep_arguments_answered_not_run(self):
+        # A model caught repeating "[" is told, like any unreadable
+        # arguments, and the run goes on; the positive control is the next
+        # call, which runs.
+        r, server = self.run_style("openai-chat", [
+            {"tool_calls": [{"id": "d1", "name": "run_shell", "arguments_raw": DEEP}]},
+            {"tool_calls": [{"id": "d2", "name": "run_shell", "arguments": {"command": "touch ran"}}]},
+            {"text": "done"}])
+        self.assertEqual(r.code, 0, r.stderr[-3000:])
+        sent = json.dumps(server.requests()[1]["body"])
+        self.assertIn("nested deeper than 512 levels", sent)
+        self.assertIn("tool call not executed", sent)
+        self.assertLess(len(sent), 100000)  # history keeps a short copy of the text
+        self.assertTrue(os.path.exists(os.path.join(self.ws, "ran")))
+        self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
+
+    def test_duplicate_call_ids_exit_3(self):
+        dup = [{"id": "same", "name": "run_shell", "arguments": {"command": "touch one"}},
+               {"id": "same", "name": "run_shell", "arguments": {"command": "touch two"}}]
+        r, server = self.run_style("openai-chat", [{"repeat": 3, "tool_calls": dup}])
+        self.assert_stopped_with_record(r, "two tool calls under the same id 'same'")
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "one")))
+        # Positive control: distinct ids run.
+        self.tearDown()
+        self.setUp()
+        ok = [dict(dup[0], id="a"), dict(dup[1], id="b")]
+        r, _ = self.run_style("openai-chat", [{"tool_calls": ok}, {"text": "done"}])
+        self.assertEqual(r.code, 0, r.stderr[-3000:])
+        self.assertTrue(os.path.exists(os.path.join(self.ws, "two")))
+
+    def calls(self, n):
+        return [{"id": f"c{i}", "name": "list_files", "arguments": {"path": "."}} for i in range(n)]
+
+    def test_thousands_of_calls_capped(self):
+        # Whole, not streamed: the stream reader keeps at most 1025 call slots.
+        r, server = self.run_style("openai-chat", [{"stream": False, "tool_calls": self.calls(5000)}, {"text": "done"}])
+        self.assertEqual(r.code, 0, r.stderr[-3000:])
+        self.assertIn("asked for 5000 tool calls in one reply; the first 64 ran, the other 4936 were answered "
+                      "without running (limit 64 per reply)", r.stderr)
+        events = r.lines("events.jsonl")
+        self.assertEqual(sum(e["type"] == "tool_started" for e in events), 64)
+        capped = [e for e in events if e["type"] == "tool_calls_capped"]
+        self.assertEqual(len(capped), 1)
+        self.assertEqual(capped[0]["data"]["not_run"], 4936)
+        # Every call has its result, so the next request is valid.
+        tool_msgs = [m for m in r.json("messages.json") if m["role"] == "tool"]
+        self.assertEqual(len(tool_msgs), 5000)
+        self.assertIn("only the first 64 of a reply are run", tool_msgs[-1]["content"])
+        self.assertNotIn("only the first 64", tool_msgs[63]["content"])
+        self.assertEqual(atif_check.problems(r.json("trajectory.json")), [])
+        self.assertEqual(r.json("summary.json")["tool_calls"], 64)
+
+    def test_calls_at_the_cap_all_run(self):
+        r, _ = self.run_style("openai-chat", [{"tool_calls": self.calls(64)}, {"text": "done"}])
+        self.assertEqual(r.code, 0, r.stderr[-3000:])
+        self.assertNotIn("tool calls in one reply", r.stderr)
+        self.assertEqual(r.json("summary.json")["tool_calls"], 64)
+
+
+for _style in ("openai-chat", "openai-responses", "anthropic", "gemini", "ollama"):
+    for _check in ("deep_body", "deep_stream_line", "no_usage", "odd_types", "odd_stream"):
+        setattr(HostileReplies, f"test_{_check}_{_style.replace('-', '_')}",
+                lambda self, s=_style, c=_check: getattr(self, "check_" + c)(s))
 
 
 class AtifCheckSelfTest(unittest.TestCase):

@@ -1,6 +1,7 @@
 /* test-store.c: sessions, messages, events and settings on disk. */
 #include <glib/gstdio.h>
 
+#include "core/ow-message.h"
 #include "core/ow-session.h"
 #include "ow-error.h"
 #include "ow-redact.h"
@@ -217,6 +218,45 @@ test_config_missing_file (Fixture *f, gconstpointer data)
 
   g_assert_no_error (error);
   g_assert_null (ow_config_get_string (config, "model"));
+}
+
+/* One rule for every surface: the request, else the config, else ask. */
+static void
+test_approval_mode_effective (Fixture *f, gconstpointer data)
+{
+  g_autofree char *machine = g_build_filename (f->dir, "machine.toml", NULL);
+  g_autofree char *project = g_build_filename (f->dir, "project.toml", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwConfig) config = NULL;
+  g_autoptr(OwConfig) narrowed = NULL;
+  g_autoptr(OwConfig) empty = ow_config_new_empty ();
+
+  g_assert_true (g_file_set_contents (machine, "approval_mode = \"bypass-approvals\"\n", -1, NULL));
+  g_assert_true (g_file_set_contents (project, "approval_mode = \"ask\"\n", -1, NULL));
+  config = ow_config_load (machine, NULL, &error);
+  g_assert_no_error (error);
+  narrowed = ow_config_load (machine, project, &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpstr (ow_approval_mode_effective (NULL, config), ==, "bypass-approvals");
+  g_assert_cmpstr (ow_approval_mode_effective ("plan", config), ==, "plan");
+  g_assert_cmpstr (ow_approval_mode_effective ("interactive", config), ==, "ask");
+  g_assert_cmpstr (ow_approval_mode_effective (NULL, narrowed), ==, "ask");
+  g_assert_cmpstr (ow_approval_mode_effective (NULL, empty), ==, "ask");
+  g_assert_cmpstr (ow_approval_mode_effective (NULL, NULL), ==, "ask");
+  g_assert_null (ow_approval_mode_effective ("yolo", config));
+}
+
+/* A message's first line, for titles: text that is itself a JSON array of
+ * anything but parts is read as text, without a critical. */
+static void
+test_first_line_of_odd_content (void)
+{
+  g_autofree char *parts = ow_message_content_first_line ("[{\"type\":\"text\",\"text\":\"hello\\nmore\"}]", 60);
+  g_autofree char *numbers = ow_message_content_first_line ("[1, \"two\", null, []]", 60);
+
+  g_assert_cmpstr (parts, ==, "hello");
+  g_assert_null (numbers);
 }
 
 static void
@@ -621,6 +661,9 @@ main (int argc, char **argv)
   g_test_add ("/ow/engine/audit/sanitizes", Fixture, NULL, fixture_setup, test_audit_sanitizes, fixture_teardown);
   g_test_add ("/ow/engine/audit/export", Fixture, NULL, fixture_setup, test_audit_export, fixture_teardown);
   g_test_add ("/ow/engine/model-config", Fixture, NULL, fixture_setup, test_model_config, fixture_teardown);
+  g_test_add ("/ow/engine/config/approval-mode", Fixture, NULL, fixture_setup, test_approval_mode_effective,
+              fixture_teardown);
+  g_test_add_func ("/ow/engine/message/first-line-of-odd-content", test_first_line_of_odd_content);
   g_test_add_func ("/ow/engine/redact", test_redact);
   g_test_add_func ("/ow/engine/redact/encodings", test_redact_encodings);
   g_test_add_func ("/ow/engine/redact/url-userinfo", test_redact_url_userinfo);

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ow-json.h"
+
 #include "server/ow-server-guard.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);

@@ -130,21 +130,6 @@ test_ws_protocol (void)
 }
 
 static void
-test_depth (void)
-{
-  GString *deep = g_string_new (NULL);
-
-  g_assert_true (ow_json_depth_ok ("{\"a\":[1,{\"b\":2}]}", 17, 3));
-  g_assert_false (ow_json_depth_ok ("{\"a\":[1,{\"b\":2}]}", 17, 2));
-  /* Brackets in strings do not count, escaped quotes do not end them. */
-  g_assert_true (ow_json_depth_ok ("{\"a\":\"[[[[[\\\"[[[[\"}", 19, 1));
-  for (int i = 0; i < 100000; i++)
-    g_string_append_c (deep, '[');
-  g_assert_false (ow_json_depth_ok (deep->str, deep->len, 48));
-  g_string_free (deep, TRUE);
-}
-
-static void
 test_session_id (void)
 {
   g_assert_true (ow_server_session_id_valid ("abc123"));
@@ -340,7 +325,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/server/guard/host", test_host);
   g_test_add_func ("/ow/server/guard/origin", test_origin);
   g_test_add_func ("/ow/server/guard/ws-protocol", test_ws_protocol);
-  g_test_add_func ("/ow/server/guard/json-depth", test_depth);
   g_test_add_func ("/ow/server/guard/session-id", test_session_id);
   g_test_add_func ("/ow/server/frames/parse", test_frames);
   g_test_add_func ("/ow/server/chat-request/parse", test_chat_request);

@@ -519,6 +519,41 @@ class Workspaces(ServerTestCase):
             self.assertNotIn("/scratch/", w["path"])
 
 
+class HostileInput(ServerTestCase):
+    """JSON nested 200,000 deep, which overflows a recursive parser: in a
+    request body it is a 400, in a model's reply a 502, and either way the
+    server stays up and the next ordinary request succeeds."""
+    script = {"turns": [{"stream": False, "raw": {"status": 200, "headers": {"content-type": "application/json"},
+                                                  "body": "[" * 200000}},
+                        {"text": "fine"}]}
+
+    def completion(self, body=None, raw_body=None):
+        return self.api("/v1/chat/completions", method="POST", body=body, raw_body=raw_body,
+                        headers={"Content-Type": "application/json"})
+
+    def test_deep_request_then_deep_reply_then_normal(self):
+        deep = b"[" * 200000
+        nested_member = b'{"model":"openai:gpt-4o","messages":[{"role":"user","content":' + deep + b"}]}"
+        for path in ("/v1/sessions", "/v1/settings/model-config", "/v1/chat/completions"):
+            for raw in (deep, nested_member):
+                with self.subTest(path=path, body=raw[:12]):
+                    r = self.api(path, method="POST", raw_body=raw, headers={"Content-Type": "application/json"})
+                    self.assertEqual(r.status, 400, r.raw[:300])
+                    self.assertEqual(self.api("/v1/health").status, 200)
+        self.assertEqual(len(self.model.requests()), 0)  # refused before any model call
+
+        ask = {"model": "openai:gpt-4o", "stream": False, "messages": [{"role": "user", "content": "x"}]}
+        r = self.completion(body=ask)
+        self.assertEqual(r.status, 502, r.raw[:300])
+        self.assertIn("nested deeper than 512 levels", r.json["error"]["message"])
+        self.assertEqual(self.api("/v1/health").status, 200)
+
+        # Positive control: the same request, answered normally.
+        r = self.completion(body=ask)
+        self.assertEqual(r.status, 200, r.raw[:300])
+        self.assertEqual(r.json["choices"][0]["message"]["content"], "fine")
+
+
 class Providers(ServerTestCase):
     script = {"models": ["gpt-4o", "gpt-4o-mini"], "turns": []}
 
