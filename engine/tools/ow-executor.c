@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ow-files.h"
+#include "ow-json.h"
 #include "ow-redact.h"
 #include "ow-secret-env.h"
 #include "tools/body/ow-tb.h"
@@ -153,8 +154,9 @@ G_DEFINE_FINAL_TYPE_WITH_CODE (OwExecutorDirect, ow_executor_direct, G_TYPE_OBJE
                                G_IMPLEMENT_INTERFACE (OW_TYPE_EXECUTOR, executor_iface_init))
 
 typedef struct {
-  char *tool;
-  char *args;
+  char  *tool;
+  char  *args;
+  char **guarded_roots;   /* the writable roots when the command runs in the guard, else NULL */
 } Call;
 
 static void
@@ -162,6 +164,7 @@ call_free (Call *call)
 {
   g_free (call->tool);
   g_free (call->args);
+  g_strfreev (call->guarded_roots);
   g_free (call);
 }
 
@@ -255,6 +258,82 @@ direct_handles (OwExecutor *executor, const char *tool)
   return ow_tb_is_known (tool);
 }
 
+/* The paths a command was refused, read from what programs print when the
+ * kernel says no ("cp: cannot create regular file '/x': Permission denied",
+ * "PermissionError: [Errno 13] Permission denied: '/x'"). Landlock tells
+ * the process, not us, so the output is where the refusal shows. */
+static GPtrArray *
+refused_paths (const char *output)
+{
+  static gsize once;
+  static GRegex *forms[2];
+  GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
+
+  if (g_once_init_enter (&once))
+    {
+      forms[0] = g_regex_new ("(/[^\\s'\"\u2018\u2019:]+)['\"\u2019]?: (?:Permission denied|Read-only file system)",
+                              G_REGEX_OPTIMIZE, 0, NULL);
+      forms[1] = g_regex_new ("\\[Errno (?:1|13|30)\\] [^:\\n]+: '(/[^'\\n]+)'", G_REGEX_OPTIMIZE, 0, NULL);
+      g_once_init_leave (&once, 1);
+    }
+  for (guint f = 0; f < 2 && paths->len < 5; f++)
+    {
+      g_autoptr(GMatchInfo) m = NULL;
+
+      if (forms[f] == NULL)
+        continue;
+      for (g_regex_match (forms[f], output, 0, &m); g_match_info_matches (m) && paths->len < 5;
+           g_match_info_next (m, NULL))
+        {
+          g_autofree char *path = g_match_info_fetch (m, 1);
+          gboolean seen = FALSE;
+
+          for (guint i = 0; i < paths->len && !seen; i++)
+            seen = g_str_equal (g_ptr_array_index (paths, i), path);
+          if (!seen)
+            g_ptr_array_add (paths, g_steal_pointer (&path));
+        }
+    }
+  return paths;
+}
+
+/* Tells the agent which paths the guard refused and what to do about it,
+ * the way the sandbox reports blocked hosts. */
+static char *
+add_guard_note (const char *result, char *const *roots)
+{
+  g_autoptr(JsonObject) obj = ow_json_object_from_string (result, -1, NULL);
+  g_autoptr(GPtrArray) paths = NULL;
+  g_autoptr(GString) note = NULL;
+  const char *output;
+
+  if (obj == NULL || (output = ow_json_get_string (obj, "output")) == NULL)
+    return NULL;
+  paths = refused_paths (output);
+  if (paths->len == 0)
+    return NULL;
+  note = g_string_new (NULL);
+  for (guint i = 0; i < paths->len; i++)
+    {
+      const char *path = g_ptr_array_index (paths, i);
+      gboolean inside = FALSE;
+
+      for (guint r = 0; roots[r] != NULL && !inside; r++)
+        inside = g_str_equal (roots[r], "/") || g_str_equal (path, roots[r])
+                 || (g_str_has_prefix (path, roots[r]) && path[strlen (roots[r])] == '/');
+      if (inside)
+        g_string_append_printf (note, "%s is protected (git hooks and settings, CI files, the agent's and the "
+                                "shell's settings stay read-only); a person has to approve changing it. ", path);
+      else
+        g_string_append_printf (note, "%s is outside the session's folders, so the command guard kept this "
+                                "command from writing there. ", path);
+    }
+  g_string_append (note, "If the task needs a folder outside, ask the person for it with request_directory; do "
+                         "not try to get around the guard.");
+  json_object_set_string_member (obj, "guard_note", note->str);
+  return ow_json_object_to_string (obj);
+}
+
 static void
 run_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
@@ -296,6 +375,17 @@ run_in_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *c
     case OW_TB_INTERRUPTED: st = OW_TOOL_STATUS_INTERRUPTED; break;
     default: st = OW_TOOL_STATUS_ERROR; break;
     }
+  if (call->guarded_roots != NULL && g_str_equal (call->tool, "run_shell"))
+    {
+      g_autofree char *noted = add_guard_note (out.data, call->guarded_roots);
+
+      if (noted != NULL)
+        {
+          g_task_return_pointer (task, ow_tool_result_new (st, noted), (GDestroyNotify) ow_tool_result_free);
+          ow_tb_buf_free (&out);
+          return;
+        }
+    }
   g_task_return_pointer (task, ow_tool_result_new (st, out.data), (GDestroyNotify) ow_tool_result_free);
   ow_tb_buf_free (&out);
 }
@@ -320,6 +410,21 @@ direct_execute_async (OwExecutor         *executor,
     if (self->guard != NULL && guard_impl->stale (self->guard))
       rebuild_guard (self, "a protected file was replaced from outside the session, so the shell was "
                            "restarted inside a new guard");
+    if (self->guard != NULL)
+      {
+        GPtrArray *roots = g_ptr_array_new ();
+
+        g_mutex_lock (&self->lock);
+        for (guint i = 0; i < self->roots->len; i++)
+          {
+            OwRoot *r = g_ptr_array_index (self->roots, i);
+            if (r->writable)
+              g_ptr_array_add (roots, g_strdup (r->path));
+          }
+        g_mutex_unlock (&self->lock);
+        g_ptr_array_add (roots, NULL);
+        call->guarded_roots = (char **) g_ptr_array_free (roots, FALSE);
+      }
   }
   g_task_set_source_tag (task, direct_execute_async);
   g_task_set_task_data (task, call, (GDestroyNotify) call_free);

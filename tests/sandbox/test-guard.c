@@ -409,6 +409,36 @@ test_background (void)
   G.refused++;
 }
 
+/* The agent is told which path was refused and what to do, the way the
+ * sandbox reports blocked hosts; a command that was not refused gets no
+ * note. */
+static void
+test_guard_note (void)
+{
+  g_autofree char *args = g_strdup_printf ("{\"command\": \"touch %s/noted; python3 -c \\\"open('%s/.git/hooks/x','w')\\\"\"}",
+                                           G.out, G.ws);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwToolResult) r = sbx_call (G.guarded, "run_shell", args, &error);
+  g_autoptr(JsonObject) o = NULL;
+  const char *note;
+
+  g_assert_no_error (error);
+  o = sbx_result_object (r);
+  note = ow_json_get_string (o, "guard_note");
+  g_assert_nonnull (note);
+  g_assert_nonnull (strstr (note, "noted is outside the session's folders"));
+  g_assert_nonnull (strstr (note, ".git/hooks/x is protected"));
+  g_assert_nonnull (strstr (note, "request_directory"));
+  g_clear_pointer (&o, json_object_unref);
+  g_clear_pointer (&r, ow_tool_result_free);
+
+  r = sbx_call (G.guarded, "run_shell", "{\"command\": \"echo fine\"}", &error);
+  g_assert_no_error (error);
+  o = sbx_result_object (r);
+  g_assert_null (ow_json_get_string (o, "guard_note"));
+  G.controls++;
+}
+
 /* The shell says it is guarded, and the private /tmp is its own. */
 static void
 test_enforcement_and_tmp (void)
@@ -569,6 +599,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/sandbox/guard/hidden", test_hidden);
   g_test_add_func ("/ow/sandbox/guard/engine-memory", test_engine_memory);
   g_test_add_func ("/ow/sandbox/guard/background", test_background);
+  g_test_add_func ("/ow/sandbox/guard/note", test_guard_note);
   g_test_add_func ("/ow/sandbox/guard/totals", test_totals);
   rc = g_test_run ();
 
