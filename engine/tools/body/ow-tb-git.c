@@ -8,6 +8,15 @@
  * rewrite the index, which a read-only tool must not do and which could
  * collide with the person's own git commands. Outputs are clipped to
  * 20,000 characters (the head: a diff reads top-down).
+ *
+ * A repository's own config and attributes can name programs for git to
+ * run (core.fsmonitor, a filter's clean command, an external diff, a
+ * textconv, gpg for signatures, ssh for a partial clone's lazy fetch).
+ * The folder is the agent's to write, so running those would hand the
+ * agent a way to run anything outside whatever guard wraps its shell,
+ * just by asking for git_status. Every such program is switched off on
+ * the command line (see git_safe_args), and the filters, which are keyed
+ * by names only the config knows, are listed first and each emptied.
  */
 #include "ow-tb-private.h"
 
@@ -21,17 +30,152 @@ static const char *const git_env_set[] = {
   "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "PAGER=cat", NULL,
 };
 
+/* Variables that name a program for git (or its helpers) to run, or that
+ * move where git finds its own sub-commands; the shell's environment may
+ * carry them, and none belongs in a read-only view. */
+static const char *const git_env_unset[] = {
+  "GIT_EXTERNAL_DIFF", "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS",
+  "SSH_ASKPASS", "GIT_PROXY_COMMAND", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+  "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", NULL,
+};
+
+/* Global options put before every git command here. Each one turns off a
+ * program the repository could otherwise make git run (git help config):
+ * - core.fsmonitor: a hook that status and diff ask about changed files;
+ * - core.hooksPath: no hook at all (none should run, but an index refresh
+ *   could fire post-index-change);
+ * - --no-pager and core.pager: no pager even if a terminal appears;
+ * - protocol.allow=never, core.sshCommand, core.askPass, credential.helper:
+ *   a partial clone fetches missing objects on demand during log or diff,
+ *   which would run ssh, a remote helper, an askpass or a credential
+ *   helper; a read-only view must not reach the network anyway;
+ * - log.showSignature: would run gpg.program (log also gets
+ *   --no-show-signature);
+ * diff itself gets --no-ext-diff and --no-textconv, which cover
+ * diff.external, GIT_EXTERNAL_DIFF and every diff.<driver>.command and
+ * diff.<driver>.textconv;
+ * - status.submoduleSummary, diff.submodule: would run git log in a
+ *   submodule, whose own config is not covered by the filter listing.
+ * core.alternateRefsCommand and uploadpack.packObjectsHook run only while
+ * fetching or serving a fetch, which protocol.allow=never rules out. */
+static const char *const git_safe_args[] = {
+  "--no-pager",
+  "-c", "core.fsmonitor=false",
+  "-c", "core.hooksPath=/dev/null",
+  "-c", "core.pager=cat",
+  "-c", "protocol.allow=never",
+  "-c", "core.sshCommand=",
+  "-c", "core.askPass=",
+  "-c", "credential.helper=",
+  "-c", "log.showSignature=false",
+  "-c", "status.submoduleSummary=false",
+  "-c", "diff.submodule=short",
+  NULL,
+};
+
+/* What each filter driver gets, so it runs nothing: an empty command is
+ * "no filter" to git, and a required filter without a command would make
+ * git fail instead of showing the file as it is. */
+static const char *const filter_overrides[] = {
+  "clean=", "smudge=", "process=", "required=false", NULL,
+};
+
+/* A growable argv. */
+typedef struct {
+  char  **items;  /* owned strings, NULL-terminated */
+  size_t  len;
+  size_t  cap;
+} GitArgv;
+
+static void
+git_argv_add (GitArgv *av, const char *arg)
+{
+  if (av->len + 2 > av->cap)
+    {
+      av->cap = av->cap == 0 ? 64 : av->cap * 2;
+      av->items = ow_tb_xrealloc (av->items, av->cap * sizeof *av->items);
+    }
+  av->items[av->len++] = ow_tb_xstrdup (arg);
+  av->items[av->len] = NULL;
+}
+
+static void
+git_argv_free (GitArgv *av)
+{
+  for (size_t i = 0; i < av->len; i++)
+    free (av->items[i]);
+  free (av->items);
+}
+
+static void
+git_argv_prefix (GitArgv *av)
+{
+  git_argv_add (av, "git");
+  for (size_t i = 0; git_safe_args[i] != NULL; i++)
+    git_argv_add (av, git_safe_args[i]);
+}
+
+/* Adds "-c filter.<name>.<key>=…" for every filter driver the config of
+ * @spec's folder defines. Listing the config runs no program. Returns 0,
+ * or -1 when git could not be asked (the caller then refuses to run: a
+ * filter it does not know of could run). */
+static int
+add_filter_overrides (GitArgv *av, OwTbProcSpec spec, OwTbProcResult *res)
+{
+  GitArgv list = { 0 };
+  size_t at = 0;
+
+  git_argv_prefix (&list);
+  git_argv_add (&list, "config");
+  git_argv_add (&list, "--null");
+  git_argv_add (&list, "--name-only");
+  git_argv_add (&list, "--get-regexp");
+  git_argv_add (&list, "^filter\\.");
+  spec.argv = (const char *const *) list.items;
+  if (ow_tb_proc_run (&spec, res) != 0 || res->cancelled || res->timed_out)
+    {
+      git_argv_free (&list);
+      return -1;
+    }
+  git_argv_free (&list);
+  /* 1 means no key matched; anything else is git failing to read its
+   * config, which the command itself will report. */
+  if (res->exit_code != 0)
+    return res->exit_code == 1 || res->exit_code == 128 ? 0 : -1;
+  while (at < res->out.len)
+    {
+      const char *name = res->out.data + at;
+      size_t len = strnlen (name, res->out.len - at);
+      const char *dot = len > 0 ? memrchr (name, '.', len) : NULL;
+
+      /* "filter.<driver>.<key>": the driver is all between the first and
+       * the last dot, and may itself hold dots. */
+      if (dot != NULL && (size_t) (dot - name) > strlen ("filter."))
+        for (size_t k = 0; filter_overrides[k] != NULL; k++)
+          {
+            char *arg = ow_tb_strdup_printf ("%.*s.%s", (int) (dot - name), name,
+                                             filter_overrides[k]);
+
+            git_argv_add (av, "-c");
+            git_argv_add (av, arg);
+            free (arg);
+          }
+      at += len + 1;
+    }
+  return 0;
+}
+
 /* Runs git with @args (NULL-terminated, without "git"). Returns 0 when it
  * ran (whatever its exit code); otherwise writes the error into @out. */
 static int
 run_git (const OwTbEnv *env, const char *const *args, OwTbProcResult *res, OwTbBuf *out,
          OwTbStatus *status)
 {
-  const char *argv[32];
-  size_t argc = 0;
+  GitArgv argv = { 0 };
   char **envp;
   OwTbProcSpec spec;
   char scratch[128];
+  int ran;
 
   ow_tb_proc_result_init (res);
   if (env->n_roots == 0)
@@ -40,14 +184,9 @@ run_git (const OwTbEnv *env, const char *const *args, OwTbProcResult *res, OwTbB
       *status = OW_TB_ERROR;
       return -1;
     }
-  argv[argc++] = "git";
-  for (size_t i = 0; args[i] != NULL && argc < 31; i++)
-    argv[argc++] = args[i];
-  argv[argc] = NULL;
   envp = ow_tb_env_build (env->shell != NULL ? ow_tb_shell_envp (env->shell) : NULL, git_env_set,
-                          NULL);
+                          git_env_unset);
   memset (&spec, 0, sizeof spec);
-  spec.argv = argv;
   spec.cwd = env->roots[0].path;
   spec.envp = (const char *const *) envp;
   spec.timeout_ms = GIT_TIMEOUT_MS;
@@ -55,7 +194,30 @@ run_git (const OwTbEnv *env, const char *const *args, OwTbProcResult *res, OwTbB
   /* Enough bytes for OW_TB_OUTPUT_LIMIT characters of any UTF-8. */
   spec.max_stdout = OW_TB_OUTPUT_LIMIT * 4;
   spec.max_stderr = OW_TB_OUTPUT_LIMIT * 4;
-  if (ow_tb_proc_run (&spec, res) != 0)
+  git_argv_prefix (&argv);
+  if (add_filter_overrides (&argv, spec, res) != 0 && res->spawn_errno == 0)
+    {
+      git_argv_free (&argv);
+      ow_tb_env_free (envp);
+      if (res->cancelled)
+        {
+          ow_tb_set_error (out, "interrupted by user");
+          *status = OW_TB_INTERRUPTED;
+          return -1;
+        }
+      ow_tb_set_error (out, "cannot read the repository's git config to switch off its filters "
+                            "(git config exited with %d); git was not run", res->exit_code);
+      *status = OW_TB_ERROR;
+      return -1;
+    }
+  ow_tb_proc_result_clear (res);
+  ow_tb_proc_result_init (res);
+  for (size_t i = 0; args[i] != NULL; i++)
+    git_argv_add (&argv, args[i]);
+  spec.argv = (const char *const *) argv.items;
+  ran = ow_tb_proc_run (&spec, res);
+  git_argv_free (&argv);
+  if (ran != 0)
     {
       if (res->not_found)
         ow_tb_set_error (out, "git is not installed (no git on PATH)");
@@ -154,7 +316,10 @@ pathspec (const OwTbEnv *env, const OwTbJson *args, char **spec, OwTbBuf *out, O
 OwTbStatus
 ow_tb_tool_git_status (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
 {
-  static const char *const argv[] = { "status", "--short", "--branch", NULL };
+  /* "dirty" still shows a submodule's new commits but never runs git
+   * inside it, where its own config could name programs. */
+  static const char *const argv[] = { "status", "--short", "--branch", "--ignore-submodules=dirty",
+                                      NULL };
   OwTbProcResult res;
   OwTbStatus status;
 
@@ -171,7 +336,7 @@ ow_tb_tool_git_status (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
 OwTbStatus
 ow_tb_tool_git_diff (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
 {
-  const char *argv[8];
+  const char *argv[10];
   size_t argc = 0;
   int staged;
   char *spec;
@@ -186,6 +351,9 @@ ow_tb_tool_git_diff (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
   ow_tb_buf_init (&command);
   ow_tb_buf_puts (&command, "git diff");
   argv[argc++] = "diff";
+  argv[argc++] = "--no-ext-diff";
+  argv[argc++] = "--no-textconv";
+  argv[argc++] = "--ignore-submodules=dirty";
   if (staged)
     {
       argv[argc++] = "--staged";
@@ -209,7 +377,7 @@ ow_tb_tool_git_diff (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
 OwTbStatus
 ow_tb_tool_git_log (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
 {
-  const char *argv[12];
+  const char *argv[13];
   size_t argc = 0;
   long long max;
   char count_arg[32];
@@ -234,6 +402,7 @@ ow_tb_tool_git_log (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
   argv[argc++] = env->roots[0].path;
   argv[argc++] = "log";
   argv[argc++] = count_arg;
+  argv[argc++] = "--no-show-signature";
   /* Fields are separated by U+001F, which no name or subject contains. */
   argv[argc++] = "--pretty=format:%h%x1f%an%x1f%ad%x1f%s";
   argv[argc++] = "--date=short";
