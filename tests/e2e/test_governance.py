@@ -6,6 +6,7 @@ escalated (and, with nobody there, refused), with its side effect absent and
 the audit row saying so."""
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -341,6 +342,93 @@ class InjectionBattery(GovernanceCase):
             f.write(figure + "\n")
         self.assertGreaterEqual(len(items), 30)
         self.assertEqual(failures, [])
+
+
+class SessionMarker(GovernanceCase):
+    """The commands that grant authority refuse when a session started
+    them: the mark in their own environment, in an ancestor's (a child
+    that dropped it with env -u), or an engine program among the
+    ancestors (a shell that exec'ed the command away)."""
+
+    MARK = "OPENWORKER_SESSION_COMMAND"
+
+    def cli(self, args, env, via=None):
+        argv = [OPENWORKER_PATH, *args]
+        if via is not None:
+            argv = via + [" ".join(argv)]
+        return subprocess.run(argv, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+
+    def rules(self):
+        listing = self.cli(["rules", "list", "--json"], self.env())
+        self.assertEqual(listing.returncode, 0, listing.stderr)
+        return [r["rule"] for r in json.loads(listing.stdout)]
+
+    def assert_refused(self, r, act):
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("this command was started by an OpenWorker session", r.stderr)
+        self.assertIn("only a person can " + act, r.stderr)
+
+    def test_a_person_adds_a_rule(self):
+        # The control for every refusal below: the same command, unmarked.
+        r = self.cli(["rules", "add", "allow", "run_shell:make"], self.env())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.rules(), ["run_shell:make"])
+        r = self.cli(["rules", "add", "allow", "run_shell:ls"], self.env(), via=["sh", "-c"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(self.rules()), ["run_shell:ls", "run_shell:make"])
+
+    def test_marked_command_is_refused(self):
+        marked = self.env(**{self.MARK: "1"})
+        self.assert_refused(self.cli(["rules", "add", "allow", "run_shell"], marked), "add standing rules")
+        self.assertEqual(self.rules(), [])
+        # An empty value is still the mark.
+        self.assert_refused(self.cli(["rules", "add", "allow", "run_shell"], self.env(**{self.MARK: ""})),
+                            "add standing rules")
+        self.assertEqual(self.rules(), [])
+        # Looking is not granting: the list still answers a session.
+        self.assertEqual(self.cli(["rules", "list"], marked).returncode, 0)
+
+    def test_every_granting_verb_is_refused(self):
+        self.cli(["rules", "add", "allow", "run_shell:make"], self.env())
+        marked = self.env(**{self.MARK: "1"})
+        for args, act in ((["rules", "revoke", "1"], "revoke standing rules"),
+                          (["inbox", "answer", "x", "always"], "answer approvals"),
+                          (["keys", "set", "openai"], "save model keys"),
+                          (["keys", "remove", "openai"], "remove model keys"),
+                          (["machine", "sandbox", "setup"], "change the machine sandbox"),
+                          (["machine", "sandbox", "remove"], "turn the machine sandbox off")):
+            with self.subTest(args=args):
+                self.assert_refused(self.cli(args, marked), act)
+        self.assertEqual(self.rules(), ["run_shell:make"])
+
+    def test_parent_marked_child_unset(self):
+        # The shell a session started carries the mark; the command drops it.
+        drop = ["sh", "-c", "env -u %s %s rules add allow run_shell; exit $?" % (self.MARK, OPENWORKER_PATH)]
+        r = subprocess.run(drop, env=self.env(**{self.MARK: "1"}), capture_output=True, text=True)
+        self.assert_refused(r, "add standing rules")
+        self.assertEqual(self.rules(), [])
+        # Control: the same line from an unmarked shell adds the rule.
+        r = subprocess.run(drop, env=self.env(), capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.rules(), ["run_shell"])
+
+    def test_engine_ancestor_with_the_mark_exec_ed_away(self):
+        # A session's shell that exec's `env -u …` leaves no marked process
+        # between the command and the engine; the engine itself gives it
+        # away. A copy of sh named like the tool runner stands in for it.
+        engine = os.path.join(self.tmp, "openworker-tool-runner")
+        shutil.copy("/bin/sh", engine)
+        line = "sh -c 'exec env -u %s %s rules add allow run_shell'; exit $?" % (self.MARK, OPENWORKER_PATH)
+        r = subprocess.run([engine, "-c", line], env=self.env(), capture_output=True, text=True)
+        self.assert_refused(r, "add standing rules")
+        self.assertIn("is openworker-tool-runner", r.stderr)
+        self.assertEqual(self.rules(), [])
+        # Control: the same line under a shell of another name.
+        other = os.path.join(self.tmp, "person-shell")
+        shutil.copy("/bin/sh", other)
+        r = subprocess.run([other, "-c", line], env=self.env(), capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.rules(), ["run_shell"])
 
 
 if __name__ == "__main__":
