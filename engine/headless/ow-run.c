@@ -26,6 +26,7 @@
 #include "headless/ow-run-record.h"
 #include "ow-error.h"
 #include "ow-redact.h"
+#include "ow-terminal.h"
 #include "store/ow-model-config.h"
 #include "policy/ow-inbox.h"
 #include "sandbox/ow-session-sandbox.h"
@@ -303,7 +304,7 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
     {
       const char *name = json_object_get_string_member_with_default (d, "name", "?");
       JsonObject *args = json_object_get_object_member (d, "arguments");
-      g_autofree char *shown = NULL;
+      g_autofree char *shown = NULL, *shown_name = NULL, *escaped = NULL;
       if (args != NULL && json_object_has_member (args, "command"))
         shown = g_strdup (json_object_get_string_member_with_default (args, "command", ""));
       else if (args != NULL && json_object_has_member (args, "path"))
@@ -316,8 +317,10 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
           g_free (shown);
           shown = g_strconcat (head, "…", NULL);
         }
-      g_strdelimit (shown, "\n\r", ' ');
-      fprintf (stderr, "  • %s %s\n", name, shown);
+      /* The line above an approval prompt: it must show the same command. */
+      shown_name = ow_terminal_escape (name, NULL, NULL);
+      escaped = ow_terminal_escape (shown, NULL, NULL);
+      fprintf (stderr, "  • %s %s\n", shown_name, escaped);
     }
   else if (g_str_equal (type, "tool_finished"))
     {
@@ -325,8 +328,11 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
       guint n = GPOINTER_TO_UINT (g_hash_table_lookup (r->tool_status, status));
       g_hash_table_insert (r->tool_status, g_strdup (status), GUINT_TO_POINTER (n + 1));
       if (!g_str_equal (status, "ok"))
-        fprintf (stderr, "    ✗ %s%s%s\n", status, json_object_has_member (d, "reason") ? ": " : "",
-                 json_object_get_string_member_with_default (d, "reason", ""));
+        {
+          g_autofree char *reason = ow_terminal_escape (json_object_get_string_member_with_default (d, "reason", ""),
+                                                        NULL, NULL);
+          fprintf (stderr, "    ✗ %s%s%s\n", status, json_object_has_member (d, "reason") ? ": " : "", reason);
+        }
     }
   else if (g_str_equal (type, "assistant_message"))
     {
@@ -334,7 +340,10 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
       const char *text = json_object_get_string_member_with_default (d, "text", "");
       /* Narration before tool calls is progress; the final answer goes to stdout. */
       if (calls != NULL && json_array_get_length (calls) > 0 && *text != '\0')
-        fprintf (stderr, "› %s\n", text);
+        {
+          g_autofree char *narration = ow_terminal_escape (text, "  ", NULL);
+          fprintf (stderr, "› %s\n", narration);
+        }
     }
   else if (g_str_equal (type, "provider_retry"))
     {
@@ -365,8 +374,11 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
     }
   else if (g_str_equal (type, "review_finished"))
     {
-      fprintf (stderr, "    reviewer: %s — %s\n", json_object_get_string_member_with_default (d, "verdict", ""),
-               json_object_get_string_member_with_default (d, "reasoning", ""));
+      g_autofree char *verdict = ow_terminal_escape (json_object_get_string_member_with_default (d, "verdict", ""),
+                                                     NULL, NULL);
+      g_autofree char *reasoning = ow_terminal_escape (json_object_get_string_member_with_default (d, "reasoning", ""),
+                                                       NULL, NULL);
+      fprintf (stderr, "    reviewer: %s — %s\n", verdict, reasoning);
     }
   else if (g_str_equal (type, "reviewer_paused"))
     {
