@@ -226,6 +226,57 @@ class Audit(GovernanceCase):
         self.assertEqual(bad.returncode, 1)
         self.assertIn("TAMPERED", bad.stdout)
 
+    def test_verify_names_deleted_rows(self):
+        server = self.server({"turns": [call("d1", "run_shell", command="echo one"),
+                                        call("d2", "run_shell", command="echo two"), {"text": "ok"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "x"],
+                        self.genv(server))
+        self.assertEqual(r.code, 0, r.stderr)
+        machine_db = os.path.join(self.home, "data", "audit.db")
+        n = sqlite3.connect(machine_db).execute("SELECT max(id) FROM audit_events").fetchone()[0]
+        self.assertGreaterEqual(n, 4)
+
+        def copy(name):
+            # The trail and its head record, as the machine keeps them.
+            dest = os.path.join(self.tmp, name)
+            shutil.copy(machine_db, dest)
+            shutil.copy(machine_db + ".head", dest + ".head")
+            return dest
+
+        def verify(db):
+            return subprocess.run([OPENWORKER_PATH, "audit", "verify", "--db", db], capture_output=True, text=True)
+
+        def delete(db, where):
+            con = sqlite3.connect(db)
+            con.executescript("DROP TRIGGER audit_events_no_delete; DELETE FROM audit_events WHERE %s;" % where)
+            con.commit()
+            con.close()
+
+        # The control: the untouched trail is intact.
+        ok = verify(copy("intact.db"))
+        self.assertEqual(ok.returncode, 0, ok.stdout + ok.stderr)
+        self.assertIn("intact, and the trail ends where its head record says", ok.stdout)
+
+        middle = copy("middle.db")
+        delete(middle, "id = 2")
+        bad = verify(middle)
+        self.assertEqual(bad.returncode, 1, bad.stdout)
+        self.assertIn("TAMPERED", bad.stdout)
+        self.assertIn("Row #2 is missing", bad.stdout)
+
+        last = copy("last.db")
+        delete(last, "id = %d" % n)
+        bad = verify(last)
+        self.assertEqual(bad.returncode, 1, bad.stdout)
+        self.assertIn("Row #%d is missing (1 rows deleted in all), cut from the end." % n, bad.stdout)
+        self.assertIn("The head record says the trail reached #%d" % n, bad.stdout)
+
+        tail = copy("tail.db")
+        delete(tail, "id >= %d" % (n - 1))
+        bad = verify(tail)
+        self.assertEqual(bad.returncode, 1, bad.stdout)
+        self.assertIn("Rows #%d–#%d are missing" % (n - 1, n), bad.stdout)
+
 
 def battery():
     """(call id, tool, arguments, what must not happen: path that must not exist or change)."""
