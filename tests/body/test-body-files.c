@@ -3,11 +3,14 @@
  */
 #include "body-test-util.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 
@@ -600,6 +603,29 @@ test_write_race (void)
   body_fixture_clear (&fx);
 }
 
+/* The same race on a kernel without openat2: a seccomp filter makes the
+ * call fail with ENOSYS, as Linux before 5.6 does, in a child process. */
+static void
+test_write_race_without_openat2 (void)
+{
+  if (g_test_subprocess ())
+    {
+      scmp_filter_ctx ctx = seccomp_init (SCMP_ACT_ALLOW);
+
+      g_assert_nonnull (ctx);
+      g_assert_cmpint (seccomp_rule_add (ctx, SCMP_ACT_ERRNO (ENOSYS), SCMP_SYS (openat2), 0), ==, 0);
+      g_assert_cmpint (seccomp_load (ctx), ==, 0);
+      seccomp_release (ctx);
+      /* The filter is in place: openat2 is gone for this process. */
+      g_assert_cmpint (syscall (SCMP_SYS (openat2), AT_FDCWD, ".", NULL, 0), ==, -1);
+      g_assert_cmpint (errno, ==, ENOSYS);
+      test_write_race ();
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
 /* A hard link inside the root to a file outside it: writing it is refused
  * and the outside file keeps its content; a file of its own is written. */
 static void
@@ -670,6 +696,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/body/read-file/refusals", test_read_refusals);
   g_test_add_func ("/ow/body/write-file/write", test_write);
   g_test_add_func ("/ow/body/write-file/race", test_write_race);
+  g_test_add_func ("/ow/body/write-file/race-without-openat2", test_write_race_without_openat2);
   g_test_add_func ("/ow/body/write-file/hard-link", test_write_hard_link);
   g_test_add_func ("/ow/body/replace-in-file/replace", test_replace);
   g_test_add_func ("/ow/body/list-files/list", test_list);
