@@ -20,6 +20,7 @@
 
 #include "ow-session-marker.h"
 
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,7 +92,7 @@ engine_program (pid_t pid)
   return NULL;
 }
 
-gboolean
+int
 ow_session_marker_find (char **why)
 {
   pid_t pid;
@@ -100,7 +101,7 @@ ow_session_marker_find (char **why)
     {
       if (why != NULL)
         *why = g_strdup_printf ("its environment carries %s", OW_SESSION_COMMAND_ENV);
-      return TRUE;
+      return 1;
     }
   pid = getppid ();
   for (int hops = 0; pid > 0 && hops < MAX_ANCESTORS; hops++)
@@ -112,17 +113,17 @@ ow_session_marker_find (char **why)
           if (why != NULL)
             *why = g_strdup_printf ("process %d, which started it, carries %s", (int) pid,
                                     OW_SESSION_COMMAND_ENV);
-          return TRUE;
+          return 1;
         }
       if ((program = engine_program (pid)) != NULL)
         {
           if (why != NULL)
             *why = g_strdup_printf ("process %d, which started it, is %s", (int) pid, program);
-          return TRUE;
+          return 1;
         }
       if (pid == 1)
         break;
       pid = parent_of (pid);
     }
-  return FALSE;
+  return 0;
 }
