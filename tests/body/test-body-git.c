@@ -158,17 +158,27 @@ write_tripwire (const char *dir, const char *name, const char *tail)
   g_assert_cmpint (g_chmod (path, 0755), ==, 0);
 }
 
+/* Runs @argv in @cwd, whatever its exit status; returns its stdout. */
+static char *
+git_output (const char *cwd, const char *const *argv)
+{
+  g_autoptr (GError) error = NULL;
+  char *out = NULL;
+
+  g_spawn_sync (cwd, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                NULL, &out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return out;
+}
+
 /* Runs git in @cwd with the extra arguments and nothing switched off, as
- * the person's own git would; returns the exit status. */
+ * the person's own git would. */
 static void
 plain_git (const char *cwd, const char *a, const char *b)
 {
   const char *argv[] = { "git", a, b, NULL };
-  g_autoptr (GError) error = NULL;
 
-  g_spawn_sync (cwd, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
-                | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, NULL, &error);
-  g_assert_no_error (error);
+  g_free (git_output (cwd, argv));
 }
 
 static gboolean
@@ -177,13 +187,22 @@ ran (const char *dir, const char *name)
   return body_exists (dir, body_sf ("ran-%s", name));
 }
 
+/* Every tripwire the test plants. */
+static const char *const tripwires[] = { "fsmonitor", "clean", "external", "textconv", "gpg" };
+
 static void
 forget_runs (const char *dir)
 {
-  const char *names[] = { "fsmonitor", "clean", "external", "textconv", "gpg" };
+  for (size_t i = 0; i < G_N_ELEMENTS (tripwires); i++)
+    g_unlink (body_path (dir, body_sf ("ran-%s", tripwires[i])));
+}
 
-  for (size_t i = 0; i < G_N_ELEMENTS (names); i++)
-    g_unlink (body_path (dir, body_sf ("ran-%s", names[i])));
+static void
+assert_none_ran (const char *dir)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS (tripwires); i++)
+    if (ran (dir, tripwires[i]))
+      g_error ("the repository's %s program ran", tripwires[i]);
 }
 
 /* A repository whose config and attributes name a program for every way
@@ -213,14 +232,9 @@ test_repository_programs_stay_off (void)
   /* A commit with a signature header, so log.showSignature has work. */
   {
     const char *rev[] = { "git", "rev-parse", "HEAD^{tree}", "HEAD", NULL };
-    g_autofree char *out = NULL;
-    g_auto (GStrv) lines = NULL;
-    g_autoptr (GError) error = NULL;
+    g_autofree char *out = git_output (ws, rev);
+    g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
 
-    g_spawn_sync (ws, (char **) rev, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, NULL,
-                  &error);
-    g_assert_no_error (error);
-    lines = g_strsplit (out, "\n", -1);
     tree = g_strdup (lines[0]);
     head = g_strdup (lines[1]);
   }
@@ -233,12 +247,8 @@ test_repository_programs_stay_off (void)
   {
     const char *hash[] = { "git", "hash-object", "-t", "commit", "-w", "--literally",
                            body_path (traps, "commit.txt"), NULL };
-    g_autofree char *out = NULL;
-    g_autoptr (GError) error = NULL;
+    g_autofree char *out = git_output (ws, hash);
 
-    g_spawn_sync (ws, (char **) hash, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, NULL,
-                  &error);
-    g_assert_no_error (error);
     g_strstrip (out);
     git (ws, "update-ref", "HEAD", out, NULL);
   }
@@ -271,11 +281,7 @@ test_repository_programs_stay_off (void)
   g_assert_cmpstr (body_str (body_array (r, "commits")->items[0], "subject"), ==, "signed");
   ow_tb_json_free (r);
 
-  g_assert_false (ran (traps, "fsmonitor"));
-  g_assert_false (ran (traps, "clean"));
-  g_assert_false (ran (traps, "external"));
-  g_assert_false (ran (traps, "textconv"));
-  g_assert_false (ran (traps, "gpg"));
+  assert_none_ran (traps);
 
   /* The control: the person's own git runs every one of them. */
   plain_git (ws, "status", NULL);
@@ -295,10 +301,7 @@ test_repository_programs_stay_off (void)
   ow_tb_json_free (r);
   r = body_call (&fx.env, "git_diff", "{}", &status);
   ow_tb_json_free (r);
-  g_assert_false (ran (traps, "fsmonitor"));
-  g_assert_false (ran (traps, "clean"));
-  g_assert_false (ran (traps, "external"));
-  g_assert_false (ran (traps, "textconv"));
+  assert_none_ran (traps);
 
   body_rm_rf (traps);
   body_fixture_clear (&fx);
