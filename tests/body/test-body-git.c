@@ -254,14 +254,15 @@ test_repository_programs_stay_off (void)
   }
 
   git (ws, "config", "core.fsmonitor", body_path (traps, "fsmonitor"), NULL);
-  git (ws, "config", "filter.x.clean", body_path (traps, "clean"), NULL);
-  git (ws, "config", "filter.x.smudge", "cat", NULL);
-  git (ws, "config", "filter.x.required", "true", NULL);
+  /* A driver named with '=' and '.', which "-c" could not address. */
+  git (ws, "config", "filter.x=y.z.clean", body_path (traps, "clean"), NULL);
+  git (ws, "config", "filter.x=y.z.smudge", "cat", NULL);
+  git (ws, "config", "filter.x=y.z.required", "true", NULL);
   git (ws, "config", "diff.external", body_path (traps, "external"), NULL);
   git (ws, "config", "diff.t.textconv", body_path (traps, "textconv"), NULL);
   git (ws, "config", "log.showSignature", "true", NULL);
   git (ws, "config", "gpg.program", body_path (traps, "gpg"), NULL);
-  body_write (ws, ".gitattributes", "*.txt filter=x diff=t\n");
+  body_write (ws, ".gitattributes", "*.txt filter=x=y.z diff=t\n");
   body_write (ws, "a.txt", "one\nchanged\n");
 
   r = body_call (&fx.env, "git_status", NULL, &status);

@@ -16,7 +16,8 @@
  * agent a way to run anything outside whatever guard wraps its shell,
  * just by asking for git_status. Every such program is switched off on
  * the command line (see git_safe_args), and the filters, which are keyed
- * by names only the config knows, are listed first and each emptied.
+ * by names only the config knows, are listed first and each emptied
+ * through git's environment (see add_filter_overrides).
  */
 #include "ow-tb-private.h"
 
@@ -115,15 +116,19 @@ git_argv_prefix (GitArgv *av)
     git_argv_add (av, git_safe_args[i]);
 }
 
-/* Adds "-c filter.<name>.<key>=…" for every filter driver the config of
- * @spec's folder defines. Listing the config runs no program. Returns 0,
- * or -1 when git could not be asked (the caller then refuses to run: a
- * filter it does not know of could run). */
+/* Adds to @sets the environment that empties every filter driver the
+ * config of @spec's folder defines: GIT_CONFIG_COUNT with a
+ * GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n pair per key. Not "-c": git splits
+ * "-c" at the first '=', and a driver may be named "x=y". Listing the
+ * config runs no program. Returns 0, or -1 when git could not be asked
+ * (the caller then refuses to run: a filter it does not know of could
+ * run). */
 static int
-add_filter_overrides (GitArgv *av, OwTbProcSpec spec, OwTbProcResult *res)
+add_filter_overrides (GitArgv *sets, OwTbProcSpec spec, OwTbProcResult *res)
 {
   GitArgv list = { 0 };
-  size_t at = 0;
+  size_t at = 0, n = 0;
+  char *count;
 
   git_argv_prefix (&list);
   git_argv_add (&list, "config");
@@ -138,8 +143,8 @@ add_filter_overrides (GitArgv *av, OwTbProcSpec spec, OwTbProcResult *res)
       return -1;
     }
   git_argv_free (&list);
-  /* 1 means no key matched; anything else is git failing to read its
-   * config, which the command itself will report. */
+  /* 1 means no key matched; 128 is git failing to read its config, which
+   * the command itself will report. */
   if (res->exit_code != 0)
     return res->exit_code == 1 || res->exit_code == 128 ? 0 : -1;
   while (at < res->out.len)
@@ -151,17 +156,24 @@ add_filter_overrides (GitArgv *av, OwTbProcSpec spec, OwTbProcResult *res)
       /* "filter.<driver>.<key>": the driver is all between the first and
        * the last dot, and may itself hold dots. */
       if (dot != NULL && (size_t) (dot - name) > strlen ("filter."))
-        for (size_t k = 0; filter_overrides[k] != NULL; k++)
+        for (size_t k = 0; filter_overrides[k] != NULL; k++, n++)
           {
-            char *arg = ow_tb_strdup_printf ("%.*s.%s", (int) (dot - name), name,
+            const char *eq = strchr (filter_overrides[k], '=');
+            char *key = ow_tb_strdup_printf ("GIT_CONFIG_KEY_%zu=%.*s.%.*s", n, (int) (dot - name),
+                                             name, (int) (eq - filter_overrides[k]),
                                              filter_overrides[k]);
+            char *value = ow_tb_strdup_printf ("GIT_CONFIG_VALUE_%zu=%s", n, eq + 1);
 
-            git_argv_add (av, "-c");
-            git_argv_add (av, arg);
-            free (arg);
+            git_argv_add (sets, key);
+            git_argv_add (sets, value);
+            free (key);
+            free (value);
           }
       at += len + 1;
     }
+  count = ow_tb_strdup_printf ("GIT_CONFIG_COUNT=%zu", n);
+  git_argv_add (sets, count);
+  free (count);
   return 0;
 }
 
@@ -171,7 +183,7 @@ static int
 run_git (const OwTbEnv *env, const char *const *args, OwTbProcResult *res, OwTbBuf *out,
          OwTbStatus *status)
 {
-  GitArgv argv = { 0 };
+  GitArgv argv = { 0 }, sets = { 0 };
   char **envp;
   OwTbProcSpec spec;
   char scratch[128];
@@ -194,10 +206,11 @@ run_git (const OwTbEnv *env, const char *const *args, OwTbProcResult *res, OwTbB
   /* Enough bytes for OW_TB_OUTPUT_LIMIT characters of any UTF-8. */
   spec.max_stdout = OW_TB_OUTPUT_LIMIT * 4;
   spec.max_stderr = OW_TB_OUTPUT_LIMIT * 4;
-  git_argv_prefix (&argv);
-  if (add_filter_overrides (&argv, spec, res) != 0 && res->spawn_errno == 0)
+  for (size_t i = 0; git_env_set[i] != NULL; i++)
+    git_argv_add (&sets, git_env_set[i]);
+  if (add_filter_overrides (&sets, spec, res) != 0 && res->spawn_errno == 0)
     {
-      git_argv_free (&argv);
+      git_argv_free (&sets);
       ow_tb_env_free (envp);
       if (res->cancelled)
         {
@@ -212,6 +225,12 @@ run_git (const OwTbEnv *env, const char *const *args, OwTbProcResult *res, OwTbB
     }
   ow_tb_proc_result_clear (res);
   ow_tb_proc_result_init (res);
+  ow_tb_env_free (envp);
+  envp = ow_tb_env_build (env->shell != NULL ? ow_tb_shell_envp (env->shell) : NULL,
+                          (const char *const *) sets.items, git_env_unset);
+  git_argv_free (&sets);
+  spec.envp = (const char *const *) envp;
+  git_argv_prefix (&argv);
   for (size_t i = 0; args[i] != NULL; i++)
     git_argv_add (&argv, args[i]);
   spec.argv = (const char *const *) argv.items;
