@@ -13,6 +13,7 @@
 
 #include "core/ow-context.h"
 #include "ow-json.h"
+#include "ow-terminal.h"
 #include "policy/ow-inbox.h"
 #include "policy/ow-rules.h"
 #include "store/ow-audit-log.h"
@@ -128,7 +129,8 @@ ow_rules_main (int argc, char **argv)
       for (guint i = 0; i < rules->len; i++)
         {
           OwStandingRule *r = g_ptr_array_index (rules, i);
-          printf ("#%-4" G_GINT64_FORMAT " %-5s %s\n      made %s by %s%s%s%s%s%s\n", r->id, r->decision, r->rule,
+          g_autofree char *rule = ow_terminal_escape (r->rule, NULL, NULL);
+          printf ("#%-4" G_GINT64_FORMAT " %-5s %s\n      made %s by %s%s%s%s%s%s\n", r->id, r->decision, rule,
                   r->created_at, r->created_by, r->expires_at != NULL ? ", expires " : "",
                   r->expires_at != NULL ? r->expires_at : "", r->revoked_at != NULL ? ", revoked " : "",
                   r->revoked_at != NULL ? r->revoked_at : "", r->reason != NULL ? "" : "");
@@ -267,10 +269,16 @@ ow_inbox_main (int argc, char **argv)
       for (guint i = 0; i < items->len; i++)
         {
           OwInboxItem *it = g_ptr_array_index (items, i);
-          printf ("%s  %-9s %s%s%s\n      session %s, %s%s%s\n", it->id, it->kind, it->title,
-                  it->body != NULL ? " — " : "", it->body != NULL ? it->body : "", it->session_id, it->created_at,
-                  g_str_equal (it->state, "resolved") ? ", answered: " : "",
-                  g_str_equal (it->state, "resolved") ? it->resolution : "");
+          /* What a person reads before answering: shown as it is, with no
+           * escape sequence able to redraw it (see ow-terminal.h). */
+          g_autofree char *title = ow_terminal_escape (it->title, NULL, NULL);
+          g_autofree char *body = it->body != NULL ? ow_terminal_escape (it->body, "      ", NULL) : NULL;
+          g_autofree char *resolution = g_str_equal (it->state, "resolved")
+                                          ? ow_terminal_escape (it->resolution, NULL, NULL) : NULL;
+
+          printf ("%s  %-9s %s%s%s\n      session %s, %s%s%s\n", it->id, it->kind, title,
+                  body != NULL ? " — " : "", body != NULL ? body : "", it->session_id, it->created_at,
+                  resolution != NULL ? ", answered: " : "", resolution != NULL ? resolution : "");
         }
       return 0;
     }

@@ -404,8 +404,12 @@ on_inbox_item_cb (OwInbox *inbox, const char *id, gpointer user_data)
   g_autoptr(OwInboxItem) item = ow_inbox_get (inbox, id, NULL);
 
   if (item != NULL)
-    fprintf (stderr, "openworker: waiting in the inbox for a person: %s\n"
-             "  answer with: openworker inbox answer %s once|session|always|deny\n", item->title, id);
+    {
+      g_autofree char *title = ow_terminal_escape (item->title, NULL, NULL);
+
+      fprintf (stderr, "openworker: waiting in the inbox for a person: %s\n"
+               "  answer with: openworker inbox answer %s once|session|always|deny\n", title, id);
+    }
 }
 
 static void
