@@ -26,6 +26,7 @@
 #include "headless/ow-run-record.h"
 #include "ow-error.h"
 #include "ow-redact.h"
+#include "ow-session-marker.h"
 #include "ow-terminal.h"
 #include "store/ow-model-config.h"
 #include "policy/ow-inbox.h"
@@ -227,6 +228,17 @@ resolve_options (Run *r)
   if (r->mode == NULL || g_str_equal (r->mode, "plan") || g_str_equal (r->mode, "discuss"))
     return usage_error ("--approval-mode must be ask, auto-approve, bypass-approvals or "
                         "dangerously-bypass-approvals (got \"%s\").", r->approval_mode);
+  /* A run that answers approvals by itself is a grant of authority: a
+   * session must not start one to get past its own approvals. */
+  if (!g_str_equal (r->mode, "ask"))
+    {
+      g_autofree char *why = NULL;
+
+      if (ow_session_marker_find (&why))
+        return usage_error ("this command was started by an OpenWorker session (%s); only a person can "
+                            "start a run in --approval-mode %s. Nothing was run. Start it yourself in a "
+                            "terminal that no session started, or run it in ask mode.", why, r->mode);
+    }
 
   if (r->reasoning_effort != NULL && !g_strv_contains (efforts, r->reasoning_effort))
     return usage_error ("--reasoning-effort must be one of none, minimal, low, medium, high, xhigh, max (got \"%s\").",

@@ -439,7 +439,7 @@ class SessionMarker(GovernanceCase):
         argv = [OPENWORKER_PATH, *args]
         if via is not None:
             argv = via + [" ".join(argv)]
-        return subprocess.run(argv, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        return subprocess.run(argv, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL, cwd=self.ws)
 
     def rules(self):
         listing = self.cli(["rules", "list", "--json"], self.env())
@@ -483,6 +483,25 @@ class SessionMarker(GovernanceCase):
             with self.subTest(args=args):
                 self.assert_refused(self.cli(args, marked), act)
         self.assertEqual(self.rules(), ["run_shell:make"])
+
+    def test_run_that_approves_itself_is_refused(self):
+        marked = self.env(**{self.MARK: "1"})
+        for mode in ("auto-approve", "bypass-approvals", "dangerously-bypass-approvals"):
+            with self.subTest(mode=mode):
+                r = self.cli(["run", "--out", os.path.join(self.tmp, "o-" + mode), "--model", "openai:gpt-4o",
+                              "--approval-mode", mode, "--prompt", "x"], marked)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn("only a person can start a run in --approval-mode " + mode, r.stderr)
+                self.assertFalse(os.path.exists(os.path.join(self.tmp, "o-" + mode, "events.jsonl")))
+        # The controls: ask mode from a session, and the same mode from a person, both run.
+        server = self.server({"turns": [{"text": "ok"}, {"text": "ok"}]})
+        env = self.genv(server, **{self.MARK: "1"})
+        r = self.cli(["run", "--out", os.path.join(self.tmp, "o-ask"), "--model", "openai:gpt-4o",
+                      "--prompt", "x"], env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.cli(["run", "--out", os.path.join(self.tmp, "o-person"), "--model", "openai:gpt-4o",
+                      "--approval-mode", "bypass-approvals", "--prompt", "x"], self.genv(server))
+        self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_parent_marked_child_unset(self):
         # The shell a session started carries the mark; the command drops it.
