@@ -488,6 +488,11 @@ ow_tb_open_parent_in_root (const OwTbEnv *env, const char *abs, int create, cons
         }
       if (next < 0)
         {
+          struct stat st;
+
+          /* Without openat2 a link met on the way reads as "not a folder". */
+          if (errno == ENOTDIR && fstatat (cur, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK (st.st_mode))
+            errno = ELOOP;
           if (errno == ENOTDIR)
             *error = ow_tb_strdup_printf ("cannot create folder %.*s: a file of that name exists",
                                           (int) (rel + at + len - abs), abs);
