@@ -208,19 +208,28 @@ run_git (const OwTbEnv *env, const char *const *args, OwTbProcResult *res, OwTbB
   spec.max_stderr = OW_TB_OUTPUT_LIMIT * 4;
   for (size_t i = 0; git_env_set[i] != NULL; i++)
     git_argv_add (&sets, git_env_set[i]);
-  if (add_filter_overrides (&sets, spec, res) != 0 && res->spawn_errno == 0)
+  /* Whatever kept git from listing the filters, the command does not run
+   * without their overrides. */
+  if (add_filter_overrides (&sets, spec, res) != 0)
     {
       git_argv_free (&sets);
       ow_tb_env_free (envp);
-      if (res->cancelled)
+      *status = OW_TB_ERROR;
+      if (res->not_found)
+        ow_tb_set_error (out, "git is not installed (no git on PATH)");
+      else if (res->spawn_errno != 0)
+        ow_tb_set_error (out, "cannot run git: %s",
+                         ow_tb_strerror (res->spawn_errno, scratch, sizeof scratch));
+      else if (res->cancelled)
         {
           ow_tb_set_error (out, "interrupted by user");
           *status = OW_TB_INTERRUPTED;
-          return -1;
         }
-      ow_tb_set_error (out, "cannot read the repository's git config to switch off its filters "
-                            "(git config exited with %d); git was not run", res->exit_code);
-      *status = OW_TB_ERROR;
+      else if (res->timed_out)
+        ow_tb_set_error (out, "git did not finish within %d seconds", GIT_TIMEOUT_MS / 1000);
+      else
+        ow_tb_set_error (out, "cannot read the repository's git config to switch off its filters "
+                              "(git config exited with %d); git was not run", res->exit_code);
       return -1;
     }
   ow_tb_proc_result_clear (res);
