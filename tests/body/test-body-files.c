@@ -606,6 +606,72 @@ test_write_race (void)
   body_fixture_clear (&fx);
 }
 
+/* TRUE when @dir, opened by name, lists @name. */
+static gboolean
+dir_lists (const char *dir, const char *name)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const char *entry;
+  gboolean found = FALSE;
+
+  while (d != NULL && !found && (entry = g_dir_read_name (d)) != NULL)
+    found = g_str_equal (entry, name);
+  if (d != NULL)
+    g_dir_close (d);
+  return found;
+}
+
+/* list_files walking a folder that keeps turning into a symlink to
+ * outside never lists what is outside; opening the folder by name does. */
+static void
+test_list_race (void)
+{
+  BodyFixture fx = { 0 };
+  const char *ws = body_add_root (&fx, TRUE);
+  g_autofree char *outside = body_tmpdir ();
+  Flipper flipper = { 0 };
+  GThread *thread;
+  gboolean by_name = FALSE;
+  OwTbStatus status;
+  OwTbJson *r;
+
+  body_write (outside, "secret-name.txt", "x");
+  body_write (ws, "flip/inside.txt", "x");
+  g_assert_cmpint (symlink (outside, body_path (ws, "other")), ==, 0);
+  flipper.a = body_path (ws, "flip");
+  flipper.b = body_path (ws, "other");
+  thread = g_thread_new ("flipper", flip_thread, &flipper);
+  for (int i = 0; i < 200; i++)
+    {
+      r = body_call (&fx.env, "list_files", "{\"path\": \".\", \"recursive\": true}", &status);
+      if (status == OW_TB_OK)
+        g_assert_false (body_array_has (body_array (r, "files"), "flip/secret-name.txt")
+                        || body_array_has (body_array (r, "files"), "other/secret-name.txt"));
+      ow_tb_json_free (r);
+    }
+  /* The control: by name, the same folder does show what is outside. */
+  for (gint64 until = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+       !by_name && g_get_monotonic_time () < until;)
+    by_name = dir_lists (body_path (ws, "flip"), "secret-name.txt");
+  g_atomic_int_set (&flipper.stop, 1);
+  g_thread_join (thread);
+  g_assert_true (by_name);
+
+  /* And with the folder left alone, its files are listed. */
+  {
+    struct stat st;
+
+    if (lstat (body_path (ws, "flip"), &st) != 0 || !S_ISDIR (st.st_mode))
+      g_assert_cmpint (renameat2 (AT_FDCWD, flipper.a, AT_FDCWD, flipper.b, RENAME_EXCHANGE), ==, 0);
+  }
+  r = body_call (&fx.env, "list_files", "{\"path\": \".\", \"recursive\": true}", &status);
+  g_assert_cmpint (status, ==, OW_TB_OK);
+  g_assert_true (body_array_has (body_array (r, "files"), "flip/inside.txt"));
+  ow_tb_json_free (r);
+  body_rm_rf (outside);
+  body_fixture_clear (&fx);
+}
+
 /* The same race on a kernel without openat2: a seccomp filter makes the
  * call fail with ENOSYS, as Linux before 5.6 does, in a child process. */
 static void
@@ -701,6 +767,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/body/write-file/race", test_write_race);
   g_test_add_func ("/ow/body/write-file/race-without-openat2", test_write_race_without_openat2);
   g_test_add_func ("/ow/body/write-file/hard-link", test_write_hard_link);
+  g_test_add_func ("/ow/body/list-files/race", test_list_race);
   g_test_add_func ("/ow/body/replace-in-file/replace", test_replace);
   g_test_add_func ("/ow/body/list-files/list", test_list);
   return g_test_run ();

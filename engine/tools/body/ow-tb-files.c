@@ -925,21 +925,24 @@ typedef struct {
   int         cancelled; /* …because cancel_fd fired */
 } ListWalk;
 
+/* Walks the folder open at @fd (taken over and closed). Each subfolder is
+ * opened from its parent's descriptor with O_NOFOLLOW, so a folder
+ * swapped for a symlink mid-walk is not followed out of the root. */
 static void
-list_walk (ListWalk *w, const char *abs, const char *rel, int depth)
+list_walk (ListWalk *w, int fd, const char *rel, int depth)
 {
   DIR *dir;
   struct dirent *e;
 
-  if (depth > LIST_MAX_DEPTH || w->stopped)
-    return;
-  dir = opendir (abs);
-  if (dir == NULL)
-    return;
+  if (depth > LIST_MAX_DEPTH || w->stopped || (dir = fdopendir (fd)) == NULL)
+    {
+      close (fd);
+      return;
+    }
   while ((e = readdir (dir)) != NULL)
     {
       const char *name = e->d_name;
-      char *child_abs, *child_rel;
+      char *child_rel;
       int is_dir = 0, is_file = 0;
 
       if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
@@ -954,7 +957,6 @@ list_walk (ListWalk *w, const char *abs, const char *rel, int depth)
           w->stopped = w->cancelled = 1;
           break;
         }
-      child_abs = ow_tb_strdup_printf ("%s/%s", strcmp (abs, "/") == 0 ? "" : abs, name);
       if (e->d_type == DT_DIR)
         is_dir = 1;
       else if (e->d_type == DT_REG)
@@ -965,9 +967,10 @@ list_walk (ListWalk *w, const char *abs, const char *rel, int depth)
 
           /* A link to a file is listed; a link to a folder is not walked
            * (it could lead out of the roots or round in a loop). */
-          if (e->d_type == DT_UNKNOWN && lstat (child_abs, &st) == 0 && S_ISDIR (st.st_mode))
+          if (e->d_type == DT_UNKNOWN && fstatat (dirfd (dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0
+              && S_ISDIR (st.st_mode))
             is_dir = 1;
-          else if (stat (child_abs, &st) == 0 && S_ISREG (st.st_mode))
+          else if (fstatat (dirfd (dir), name, &st, 0) == 0 && S_ISREG (st.st_mode))
             is_file = 1;
         }
       if (is_dir || is_file)
@@ -976,7 +979,12 @@ list_walk (ListWalk *w, const char *abs, const char *rel, int depth)
       else
         child_rel = NULL;
       if (is_dir && w->recursive && !ow_tb_name_in_list (name, ow_tb_list_ignored_dirs))
-        list_walk (w, child_abs, child_rel, depth + 1);
+        {
+          int child = openat (dirfd (dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+          if (child >= 0)
+            list_walk (w, child, child_rel, depth + 1);
+        }
       else if (is_file && fnmatch (w->pattern, name, 0) == 0)
         {
           if (w->n_files == w->cap_files)
@@ -988,7 +996,6 @@ list_walk (ListWalk *w, const char *abs, const char *rel, int depth)
           child_rel = NULL;
         }
       free (child_rel);
-      free (child_abs);
     }
   closedir (dir);
 }
@@ -1043,7 +1050,20 @@ ow_tb_tool_list_files (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
   walk.pattern = pattern;
   walk.recursive = recursive;
   walk.cancel_fd = env->cancel_fd;
-  list_walk (&walk, path.abs, "", 0);
+  {
+    int fd = ow_tb_open_in_root (env, path.abs, O_RDONLY | O_DIRECTORY, 0);
+
+    if (fd < 0)
+      {
+        char *msg = ow_tb_confinement_error ("list", raw, errno);
+
+        ow_tb_set_error (out, "%s", msg);
+        free (msg);
+        ow_tb_path_clear (&path);
+        return OW_TB_ERROR;
+      }
+    list_walk (&walk, fd, "", 0);
+  }
   if (walk.cancelled)
     {
       for (size_t i = 0; i < walk.n_files; i++)
