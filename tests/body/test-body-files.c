@@ -489,10 +489,11 @@ test_list (void)
 /* Swaps two names back and forth until told to stop: "flip" is a real
  * folder one moment and a symlink to a folder outside the root the next. */
 typedef struct {
-  const char *a;
-  const char *b;
+  const char *a;       /* ws/flip: starts as the real folder */
+  const char *b;       /* ws/other: starts as the symlink to outside */
   gint        stop;
   guint       swaps;
+  GThread    *thread;
 } Flipper;
 
 static gpointer
@@ -504,6 +505,31 @@ flip_thread (gpointer data)
     if (renameat2 (AT_FDCWD, f->a, AT_FDCWD, f->b, RENAME_EXCHANGE) == 0)
       f->swaps++;
   return NULL;
+}
+
+/* Makes ws/flip (a folder, unless it exists) and ws/other (a link to
+ * @outside) and starts swapping them. */
+static void
+flipper_start (Flipper *f, const char *ws, const char *outside)
+{
+  if (!body_exists (ws, "flip"))
+    g_assert_cmpint (g_mkdir (body_path (ws, "flip"), 0755), ==, 0);
+  g_assert_cmpint (symlink (outside, body_path (ws, "other")), ==, 0);
+  f->a = body_path (ws, "flip");
+  f->b = body_path (ws, "other");
+  f->thread = g_thread_new ("flipper", flip_thread, f);
+}
+
+/* Stops swapping and leaves ws/flip the real folder again. */
+static void
+flipper_stop (Flipper *f)
+{
+  struct stat st;
+
+  g_atomic_int_set (&f->stop, 1);
+  g_thread_join (f->thread);
+  if (lstat (f->a, &st) != 0 || !S_ISDIR (st.st_mode))
+    g_assert_cmpint (renameat2 (AT_FDCWD, f->a, AT_FDCWD, f->b, RENAME_EXCHANGE), ==, 0);
 }
 
 /* How many names in @dir start with @prefix. */
@@ -534,14 +560,9 @@ test_write_race (void)
   const char *ws = body_add_root (&fx, TRUE);
   g_autofree char *outside = body_tmpdir ();
   Flipper flipper = { 0 };
-  GThread *thread;
   guint ok = 0, outside_by_name = 0;
 
-  g_assert_cmpint (g_mkdir (body_path (ws, "flip"), 0755), ==, 0);
-  g_assert_cmpint (symlink (outside, body_path (ws, "other")), ==, 0);
-  flipper.a = body_path (ws, "flip");
-  flipper.b = body_path (ws, "other");
-  thread = g_thread_new ("flipper", flip_thread, &flipper);
+  flipper_start (&flipper, ws, outside);
 
   for (int i = 0; i < 200; i++)
     {
@@ -575,21 +596,13 @@ test_write_race (void)
         close (fd);
       outside_by_name = body_exists (outside, "by-name.txt");
     }
-  g_atomic_int_set (&flipper.stop, 1);
-  g_thread_join (thread);
+  flipper_stop (&flipper);
 
   g_test_message ("%u of 200 writes went through, %u swaps; opening by name landed outside: %u",
                   ok, flipper.swaps, outside_by_name);
   g_assert_cmpuint (outside_by_name, >, 0);
-  /* Every write that reported success is in the real folder, wherever its
-   * name is now. */
-  {
-    struct stat st;
-
-    if (lstat (body_path (ws, "flip"), &st) != 0 || !S_ISDIR (st.st_mode))
-      g_assert_cmpint (renameat2 (AT_FDCWD, flipper.a, AT_FDCWD, flipper.b, RENAME_EXCHANGE), ==, 0);
-    g_assert_cmpuint (count_files (body_path (ws, "flip"), "f"), ==, ok);
-  }
+  /* Every write that reported success is in the real folder. */
+  g_assert_cmpuint (count_files (body_path (ws, "flip"), "f"), ==, ok);
   /* The control: with the folder left alone, every write goes through. */
   for (int i = 0; i < 10; i++)
     {
@@ -630,17 +643,13 @@ test_list_race (void)
   const char *ws = body_add_root (&fx, TRUE);
   g_autofree char *outside = body_tmpdir ();
   Flipper flipper = { 0 };
-  GThread *thread;
   gboolean by_name = FALSE;
   OwTbStatus status;
   OwTbJson *r;
 
   body_write (outside, "secret-name.txt", "x");
   body_write (ws, "flip/inside.txt", "x");
-  g_assert_cmpint (symlink (outside, body_path (ws, "other")), ==, 0);
-  flipper.a = body_path (ws, "flip");
-  flipper.b = body_path (ws, "other");
-  thread = g_thread_new ("flipper", flip_thread, &flipper);
+  flipper_start (&flipper, ws, outside);
   for (int i = 0; i < 200; i++)
     {
       r = body_call (&fx.env, "list_files", "{\"path\": \".\", \"recursive\": true}", &status);
@@ -653,17 +662,10 @@ test_list_race (void)
   for (gint64 until = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
        !by_name && g_get_monotonic_time () < until;)
     by_name = dir_lists (body_path (ws, "flip"), "secret-name.txt");
-  g_atomic_int_set (&flipper.stop, 1);
-  g_thread_join (thread);
+  flipper_stop (&flipper);
   g_assert_true (by_name);
 
   /* And with the folder left alone, its files are listed. */
-  {
-    struct stat st;
-
-    if (lstat (body_path (ws, "flip"), &st) != 0 || !S_ISDIR (st.st_mode))
-      g_assert_cmpint (renameat2 (AT_FDCWD, flipper.a, AT_FDCWD, flipper.b, RENAME_EXCHANGE), ==, 0);
-  }
   r = body_call (&fx.env, "list_files", "{\"path\": \".\", \"recursive\": true}", &status);
   g_assert_cmpint (status, ==, OW_TB_OK);
   g_assert_true (body_array_has (body_array (r, "files"), "flip/inside.txt"));
