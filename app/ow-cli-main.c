@@ -17,10 +17,54 @@
 #include "headless/ow-run.h"
 #include "ow-redact.h"
 #include "ow-secret-env.h"
+#include "ow-session-marker.h"
 #include "ow-sandbox-linux.h"
 #include "ow-secret-libsecret.h"
 #include "sandbox/ow-machine-sandbox.h"
 #include "sandbox/ow-sandbox-openshell.h"
+
+/* The commands that give a session more than it has: each is a person's
+ * act, and a command a session started must not be able to make it (an
+ * agent that could run `openworker rules add allow run_shell` would
+ * approve itself). A row matches when argv[1], argv[2] and (when given)
+ * argv[3] are its words. */
+static const struct {
+  const char *words[3];  /* the command's words after "openworker"; NULL ends early */
+  const char *act;       /* what only a person can do, for the refusal */
+} person_only[] = {
+  { { "inbox", "answer", NULL }, "answer approvals and questions in the inbox" },
+  { { "keys", "remove", NULL }, "remove model keys" },
+  { { "keys", "set", NULL }, "save model keys" },
+  { { "machine", "sandbox", "remove" }, "turn the machine sandbox off" },
+  { { "machine", "sandbox", "setup" }, "change the machine sandbox" },
+  { { "rules", "add", NULL }, "add standing rules" },
+  { { "rules", "revoke", NULL }, "revoke standing rules" },
+};
+
+/* Exit code 2 with a refusal when argv is a person-only command and a
+ * session started it (see ow-session-marker.h); 0 otherwise. */
+static int
+refuse_session_command (int argc, char **argv)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS (person_only); i++)
+    {
+      gboolean match = TRUE;
+      g_autofree char *why = NULL;
+
+      for (int w = 0; w < 3 && person_only[i].words[w] != NULL && match; w++)
+        match = w + 1 < argc && g_str_equal (argv[w + 1], person_only[i].words[w]);
+      if (!match)
+        continue;
+      if (!ow_session_marker_find (&why))
+        return 0;
+      fprintf (stderr,
+               "openworker: this command was started by an OpenWorker session (%s); only a person "
+               "can %s. Nothing was changed. Run it yourself in a terminal that no session started.\n",
+               why, person_only[i].act);
+      return 2;
+    }
+  return 0;
+}
 
 static void
 print_usage (FILE *out)
@@ -59,6 +103,8 @@ main (int argc, char **argv)
       print_usage (stderr);
       return 2;
     }
+  if (refuse_session_command (argc, argv) != 0)
+    return 2;
   if (g_str_equal (argv[1], "run"))
     return ow_run_main (argc - 1, argv + 1);
   if (g_str_equal (argv[1], "machine"))

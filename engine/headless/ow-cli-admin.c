@@ -13,6 +13,7 @@
 
 #include "core/ow-context.h"
 #include "ow-json.h"
+#include "ow-terminal.h"
 #include "policy/ow-inbox.h"
 #include "policy/ow-rules.h"
 #include "store/ow-audit-log.h"
@@ -128,7 +129,8 @@ ow_rules_main (int argc, char **argv)
       for (guint i = 0; i < rules->len; i++)
         {
           OwStandingRule *r = g_ptr_array_index (rules, i);
-          printf ("#%-4" G_GINT64_FORMAT " %-5s %s\n      made %s by %s%s%s%s%s%s\n", r->id, r->decision, r->rule,
+          g_autofree char *rule = ow_terminal_escape (r->rule, NULL, NULL);
+          printf ("#%-4" G_GINT64_FORMAT " %-5s %s\n      made %s by %s%s%s%s%s%s\n", r->id, r->decision, rule,
                   r->created_at, r->created_by, r->expires_at != NULL ? ", expires " : "",
                   r->expires_at != NULL ? r->expires_at : "", r->revoked_at != NULL ? ", revoked " : "",
                   r->revoked_at != NULL ? r->revoked_at : "", r->reason != NULL ? "" : "");
@@ -267,10 +269,16 @@ ow_inbox_main (int argc, char **argv)
       for (guint i = 0; i < items->len; i++)
         {
           OwInboxItem *it = g_ptr_array_index (items, i);
-          printf ("%s  %-9s %s%s%s\n      session %s, %s%s%s\n", it->id, it->kind, it->title,
-                  it->body != NULL ? " — " : "", it->body != NULL ? it->body : "", it->session_id, it->created_at,
-                  g_str_equal (it->state, "resolved") ? ", answered: " : "",
-                  g_str_equal (it->state, "resolved") ? it->resolution : "");
+          /* What a person reads before answering: shown as it is, with no
+           * escape sequence able to redraw it (see ow-terminal.h). */
+          g_autofree char *title = ow_terminal_escape (it->title, NULL, NULL);
+          g_autofree char *body = it->body != NULL ? ow_terminal_escape (it->body, "      ", NULL) : NULL;
+          g_autofree char *resolution = g_str_equal (it->state, "resolved")
+                                          ? ow_terminal_escape (it->resolution, NULL, NULL) : NULL;
+
+          printf ("%s  %-9s %s%s%s\n      session %s, %s%s%s\n", it->id, it->kind, title,
+                  body != NULL ? " — " : "", body != NULL ? body : "", it->session_id, it->created_at,
+                  resolution != NULL ? ", answered: " : "", resolution != NULL ? resolution : "");
         }
       return 0;
     }
@@ -314,7 +322,9 @@ ow_audit_main (int argc, char **argv)
     {
       puts ("Usage: openworker audit verify [--db PATH]\n\n"
             "Recomputes the hash of every row of the audit trail (this machine's, or a run record's\n"
-            "audit.db) and every link of the chain. Exit 0 when intact, 1 when tampered with.");
+            "audit.db) and every link of the chain, and compares its last row with the head record\n"
+            "kept beside it (audit.db.head), so rows deleted from the middle or cut from the end are\n"
+            "named. Exit 0 when intact, 1 when tampered with.");
       return 0;
     }
   if (!g_str_equal (verb, "verify"))
@@ -327,14 +337,36 @@ ow_audit_main (int argc, char **argv)
     }
   if (!ow_audit_verify (db, &v, &error))
     return fail (1, "%s", error->message);
-  if (v.bad_hashes == 0 && v.broken_links == 0)
+  if (ow_audit_verify_intact (&v))
     {
       printf ("%s: %" G_GINT64_FORMAT " rows, every hash and link intact%s.\n", db, v.rows,
-              v.gaps > 0 ? " (an exported subset: links across other sessions' rows were not checked)" : "");
+              v.has_head ? ", and the trail ends where its head record says"
+              : v.gaps > 0 ? " (an exported subset: links across other sessions' rows were not checked)"
+                           : " (no head record beside it, so rows cut from the end would not show)");
       return 0;
     }
   printf ("%s: TAMPERED — %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " rows do not match their hash, %" G_GINT64_FORMAT
-          " links are broken; the first bad row is #%" G_GINT64_FORMAT ".\n",
-          db, v.bad_hashes, v.rows, v.broken_links, v.first_bad_id);
+          " links are broken", db, v.bad_hashes, v.rows, v.broken_links);
+  if (v.first_bad_id != 0)
+    printf ("; the first bad row is #%" G_GINT64_FORMAT, v.first_bad_id);
+  printf (".\n");
+  if (v.missing > 0)
+    {
+      if (v.first_missing_id == v.first_missing_end)
+        printf ("  Row #%" G_GINT64_FORMAT " is missing", v.first_missing_id);
+      else
+        printf ("  Rows #%" G_GINT64_FORMAT "–#%" G_GINT64_FORMAT " are missing", v.first_missing_id,
+                v.first_missing_end);
+      printf (" (%" G_GINT64_FORMAT " rows deleted in all)%s.\n", v.missing,
+              v.tail_cut && v.first_missing_end == v.head_last_id ? ", cut from the end" : "");
+    }
+  if (v.tail_cut)
+    printf ("  The head record says the trail reached #%" G_GINT64_FORMAT " (%" G_GINT64_FORMAT
+            " rows); %" G_GINT64_FORMAT " of them are left.\n", v.head_last_id, v.head_rows, v.rows_to_head);
+  else if (v.head_mismatch)
+    printf ("  Row #%" G_GINT64_FORMAT ", where the head record says the trail reached, is not the row it was.\n",
+            v.head_last_id);
+  if (v.head_unreadable)
+    printf ("  The head record beside it (%s.head) was written over.\n", db);
   return 1;
 }

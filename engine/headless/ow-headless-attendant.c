@@ -4,6 +4,11 @@
  * asynchronous line read on it, so the main loop (and with it streaming,
  * signals and the wall-clock limit) keeps running while a person thinks.
  * A stop cancels the read.
+ *
+ * Everything in a prompt that a model, a tool or a repository wrote goes
+ * through ow_terminal_escape first: a carriage return or an escape
+ * sequence in a command must not make the terminal show another command
+ * than the one being approved.
  */
 #define G_LOG_DOMAIN "ow-headless"
 
@@ -14,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/ow-event.h"
+#include "ow-terminal.h"
 
 struct _OwHeadlessAttendant
 {
@@ -90,8 +96,23 @@ record (OwHeadlessAttendant *self, const char *kind, const char *tool, JsonObjec
   json_object_unref (a);
 }
 
+/* @text escaped for the terminal; sets *@hidden when something was. */
 static char *
-summarize_args (const char *tool, JsonObject *args)
+shown (const char *text, gboolean *hidden)
+{
+  gboolean escaped = FALSE;
+  char *s = ow_terminal_escape (text, NULL, &escaped);
+
+  *hidden = *hidden || escaped;
+  return s;
+}
+
+/* Said under a prompt that shows escapes, so the person knows the text
+ * held characters a terminal would have hidden or acted on. */
+#define HIDDEN_NOTE "  (It holds control or invisible characters, shown escaped as \\x1b, \\r, \\u202e and so on.)\n"
+
+static char *
+summarize_args (const char *tool, JsonObject *args, gboolean *hidden)
 {
   g_autoptr(GString) s = g_string_new (NULL);
   JsonObjectIter iter;
@@ -99,11 +120,20 @@ summarize_args (const char *tool, JsonObject *args)
   JsonNode *value;
 
   if (g_str_equal (tool, "run_shell") && json_object_has_member (args, "command"))
-    return g_strdup_printf ("    $ %s\n", json_object_get_string_member (args, "command"));
+    {
+      gboolean escaped = FALSE;
+      /* Continuation lines line up under the command, past "    $ ". */
+      g_autofree char *command = ow_terminal_escape (json_object_get_string_member (args, "command"),
+                                                     "      ", &escaped);
+
+      *hidden = *hidden || escaped;
+      return g_strdup_printf ("    $ %s\n", command);
+    }
   json_object_iter_init (&iter, args);
   while (json_object_iter_next (&iter, &key, &value))
     {
       g_autofree char *v = NULL;
+      g_autofree char *shown_key = NULL, *shown_value = NULL;
       if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING)
         v = g_strdup (json_node_get_string (value));
       else
@@ -115,7 +145,9 @@ summarize_args (const char *tool, JsonObject *args)
           g_free (v);
           v = g_strdup_printf ("%s… (%ld characters)", head, total);
         }
-      g_string_append_printf (s, "    %s: %s\n", key, v);
+      shown_key = shown (key, hidden);
+      shown_value = shown (v, hidden);
+      g_string_append_printf (s, "    %s: %s\n", shown_key, shown_value);
     }
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
@@ -261,6 +293,8 @@ approval_async (OwAttendant *attendant, const OwApprovalRequest *req, GCancellab
   Ask *ask;
   g_autofree char *summary = NULL;
   g_autofree char *prompt = NULL;
+  g_autofree char *tool = NULL, *reason = NULL;
+  gboolean hidden = FALSE;
 
   if (!at_terminal (self))
     {
@@ -285,30 +319,38 @@ approval_async (OwAttendant *attendant, const OwApprovalRequest *req, GCancellab
   ask->once_only = req->safety_check;
   ask->can_always = !req->safety_check && req->suggested_rule != NULL;
   g_task_set_task_data (task, ask, (GDestroyNotify) ask_free);
-  summary = summarize_args (req->tool, req->arguments);
+  summary = summarize_args (req->tool, req->arguments, &hidden);
+  tool = shown (req->tool, &hidden);
+  reason = shown (req->reason, &hidden);
   if (req->site != NULL)
     {
+      g_autofree char *site = shown (req->site, &hidden);
+
       ask->can_always = TRUE;
-      prompt = g_strdup_printf ("\n● %s wants to reach %s, which is not on the sites this session may reach — %s\n"
+      prompt = g_strdup_printf ("\n● %s wants to reach %s, which is not on the sites this session may reach — %s\n%s"
                                 "  Allow? [y] this once  [s] for this session  [a] always (adds it to the machine's "
                                 "list)  [n] no: ",
-                                req->tool, req->site, req->reason);
+                                tool, site, reason, hidden ? HIDDEN_NOTE : "");
     }
   else if (ask->once_only)
-    prompt = g_strdup_printf ("\n● %s needs your approval — %s\n%s"
+    prompt = g_strdup_printf ("\n● %s needs your approval — %s\n%s%s"
                               "  This is asked every time. Allow? [y] yes, this once  [n] no: ",
-                              req->tool, req->reason, summary);
+                              tool, reason, summary, hidden ? HIDDEN_NOTE : "");
   else if (ask->can_always)
-    prompt = g_strdup_printf ("\n● %s needs your approval (%s%s%s):\n%s"
-                              "  Allow? [y] yes once  [s] yes for this session  [a] always (saves the standing rule "
-                              "\"%s\")  [n] no: ",
-                              req->tool, req->reason, req->reviewer_reasoning != NULL ? "; reviewer: " : "",
-                              req->reviewer_reasoning != NULL ? req->reviewer_reasoning : "", summary,
-                              req->suggested_rule);
+    {
+      g_autofree char *reviewer = req->reviewer_reasoning != NULL ? shown (req->reviewer_reasoning, &hidden) : NULL;
+      g_autofree char *rule = shown (req->suggested_rule, &hidden);
+
+      prompt = g_strdup_printf ("\n● %s needs your approval (%s%s%s):\n%s%s"
+                                "  Allow? [y] yes once  [s] yes for this session  [a] always (saves the standing rule "
+                                "\"%s\")  [n] no: ",
+                                tool, reason, reviewer != NULL ? "; reviewer: " : "",
+                                reviewer != NULL ? reviewer : "", summary, hidden ? HIDDEN_NOTE : "", rule);
+    }
   else
-    prompt = g_strdup_printf ("\n● %s needs your approval (%s):\n%s"
+    prompt = g_strdup_printf ("\n● %s needs your approval (%s):\n%s%s"
                               "  Allow? [y] yes once  [s] yes for this session  [n] no: ",
-                              req->tool, req->reason, summary);
+                              tool, reason, summary, hidden ? HIDDEN_NOTE : "");
   tty_write (self, prompt);
   read_answer (task);
 }
@@ -327,6 +369,8 @@ ask_async (OwAttendant *attendant, const char *session_id, const char *call_id, 
   OwHeadlessAttendant *self = OW_HEADLESS_ATTENDANT (attendant);
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   g_autoptr(GString) prompt = g_string_new (NULL);
+  g_autofree char *question = NULL;
+  gboolean hidden = FALSE;
   Ask *ask;
   JsonArray *options;
 
@@ -342,7 +386,8 @@ ask_async (OwAttendant *attendant, const char *session_id, const char *call_id, 
   ask->kind = ASK_QUESTION;
   ask->args = json_object_ref (args);
   g_task_set_task_data (task, ask, (GDestroyNotify) ask_free);
-  g_string_append_printf (prompt, "\n? %s\n", json_object_get_string_member_with_default (args, "question", ""));
+  question = shown (json_object_get_string_member_with_default (args, "question", ""), &hidden);
+  g_string_append_printf (prompt, "\n? %s\n", question);
   options = json_object_has_member (args, "options") && JSON_NODE_HOLDS_ARRAY (json_object_get_member (args, "options"))
               ? json_object_get_array_member (args, "options") : NULL;
   for (guint i = 0; options != NULL && i < json_array_get_length (options); i++)
@@ -351,8 +396,12 @@ ask_async (OwAttendant *attendant, const char *session_id, const char *call_id, 
       const char *label = JSON_NODE_HOLDS_VALUE (o) ? json_node_get_string (o)
                           : JSON_NODE_HOLDS_OBJECT (o) ? json_object_get_string_member_with_default (json_node_get_object (o), "label", "")
                           : "";
-      g_string_append_printf (prompt, "  [%u] %s\n", i + 1, label != NULL ? label : "");
+      g_autofree char *shown_label = shown (label != NULL ? label : "", &hidden);
+
+      g_string_append_printf (prompt, "  [%u] %s\n", i + 1, shown_label);
     }
+  if (hidden)
+    g_string_append (prompt, HIDDEN_NOTE);
   g_string_append (prompt, options != NULL ? "  Your answer (a number or text): " : "  Your answer: ");
   tty_write (self, prompt->str);
   read_answer (task);
@@ -372,6 +421,8 @@ directory_async (OwAttendant *attendant, const char *session_id, const char *cal
   OwHeadlessAttendant *self = OW_HEADLESS_ATTENDANT (attendant);
   GTask *task = g_task_new (self, cancellable, callback, user_data);
   g_autofree char *prompt = NULL;
+  g_autofree char *shown_path = NULL, *reason = NULL;
+  gboolean hidden = FALSE;
   const char *path;
   Ask *ask;
 
@@ -388,10 +439,12 @@ directory_async (OwAttendant *attendant, const char *session_id, const char *cal
   ask->args = json_object_ref (args);
   g_task_set_task_data (task, ask, (GDestroyNotify) ask_free);
   path = json_object_get_string_member_with_default (args, "path", NULL);
-  prompt = g_strdup_printf ("\n● The coworker asks for a folder%s%s (%s): %s\n%s",
-                            path != NULL ? " " : "", path != NULL ? path : "",
+  shown_path = path != NULL ? shown (path, &hidden) : NULL;
+  reason = shown (json_object_get_string_member_with_default (args, "reason", ""), &hidden);
+  prompt = g_strdup_printf ("\n● The coworker asks for a folder%s%s (%s): %s\n%s%s",
+                            path != NULL ? " " : "", path != NULL ? shown_path : "",
                             json_object_get_boolean_member_with_default (args, "writable", FALSE) ? "read-write" : "read-only",
-                            json_object_get_string_member_with_default (args, "reason", ""),
+                            reason, hidden ? HIDDEN_NOTE : "",
                             path != NULL ? "  [y] yes  [r] yes, but read-only  [n] no  — or type another folder: "
                                          : "  Type a folder path, or [n] no: ");
   tty_write (self, prompt);

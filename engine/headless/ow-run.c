@@ -26,6 +26,8 @@
 #include "headless/ow-run-record.h"
 #include "ow-error.h"
 #include "ow-redact.h"
+#include "ow-session-marker.h"
+#include "ow-terminal.h"
 #include "store/ow-model-config.h"
 #include "policy/ow-inbox.h"
 #include "policy/ow-safety.h"
@@ -330,7 +332,7 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
     {
       const char *name = json_object_get_string_member_with_default (d, "name", "?");
       JsonObject *args = json_object_get_object_member (d, "arguments");
-      g_autofree char *shown = NULL;
+      g_autofree char *shown = NULL, *shown_name = NULL, *escaped = NULL;
       if (args != NULL && json_object_has_member (args, "command"))
         shown = g_strdup (json_object_get_string_member_with_default (args, "command", ""));
       else if (args != NULL && json_object_has_member (args, "path"))
@@ -349,8 +351,10 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
           g_free (shown);
           shown = g_strconcat (head, "…", NULL);
         }
-      g_strdelimit (shown, "\n\r", ' ');
-      show (stderr, "  • %s %s\n", name, shown);
+      /* The line above an approval prompt: it must show the same command. */
+      shown_name = ow_terminal_escape (name, NULL, NULL);
+      escaped = ow_terminal_escape (shown, NULL, NULL);
+      show (stderr, "  • %s %s\n", shown_name, escaped);
     }
   else if (g_str_equal (type, "tool_finished"))
     {
@@ -358,8 +362,11 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
       guint n = GPOINTER_TO_UINT (g_hash_table_lookup (r->tool_status, status));
       g_hash_table_insert (r->tool_status, g_strdup (status), GUINT_TO_POINTER (n + 1));
       if (!g_str_equal (status, "ok"))
-        show (stderr, "    ✗ %s%s%s\n", status, json_object_has_member (d, "reason") ? ": " : "",
-                 json_object_get_string_member_with_default (d, "reason", ""));
+        {
+          g_autofree char *reason = ow_terminal_escape (json_object_get_string_member_with_default (d, "reason", ""),
+                                                        NULL, NULL);
+          show (stderr, "    ✗ %s%s%s\n", status, json_object_has_member (d, "reason") ? ": " : "", reason);
+        }
     }
   else if (g_str_equal (type, "assistant_message"))
     {
@@ -367,7 +374,10 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
       const char *text = json_object_get_string_member_with_default (d, "text", "");
       /* Narration before tool calls is progress; the final answer goes to stdout. */
       if (calls != NULL && json_array_get_length (calls) > 0 && *text != '\0')
-        show (stderr, "› %s\n", text);
+        {
+          g_autofree char *narration = ow_terminal_escape (text, "  ", NULL);
+          show (stderr, "› %s\n", narration);
+        }
     }
   else if (g_str_equal (type, "tool_calls_capped"))
     {
@@ -408,8 +418,11 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
     }
   else if (g_str_equal (type, "review_finished"))
     {
-      show (stderr, "    reviewer: %s — %s\n", json_object_get_string_member_with_default (d, "verdict", ""),
-               json_object_get_string_member_with_default (d, "reasoning", ""));
+      g_autofree char *verdict = ow_terminal_escape (json_object_get_string_member_with_default (d, "verdict", ""),
+                                                     NULL, NULL);
+      g_autofree char *reasoning = ow_terminal_escape (json_object_get_string_member_with_default (d, "reasoning", ""),
+                                                       NULL, NULL);
+      show (stderr, "    reviewer: %s — %s\n", verdict, reasoning);
     }
   else if (g_str_equal (type, "reviewer_paused"))
     {
@@ -435,8 +448,12 @@ on_inbox_item_cb (OwInbox *inbox, const char *id, gpointer user_data)
   g_autoptr(OwInboxItem) item = ow_inbox_get (inbox, id, NULL);
 
   if (item != NULL)
-    fprintf (stderr, "openworker: waiting in the inbox for a person: %s\n"
-             "  answer with: openworker inbox answer %s once|session|always|deny\n", item->title, id);
+    {
+      g_autofree char *title = ow_terminal_escape (item->title, NULL, NULL);
+
+      fprintf (stderr, "openworker: waiting in the inbox for a person: %s\n"
+               "  answer with: openworker inbox answer %s once|session|always|deny\n", title, id);
+    }
 }
 
 static void
@@ -825,6 +842,17 @@ run (Run *r)
       return usage_error ("approval_mode = \"%s\" in config.toml cannot be used by openworker run: a run needs ask, "
                           "auto-approve, bypass-approvals or dangerously-bypass-approvals. Pass --approval-mode, or "
                           "change the config.", r->mode != NULL ? r->mode : "?");
+    /* A run that answers approvals by itself is a grant of authority: a
+     * session must not start one to get past its own approvals. */
+    if (!g_str_equal (r->mode, "ask"))
+      {
+        g_autofree char *why = NULL;
+
+        if (ow_session_marker_find (&why))
+          return usage_error ("this command was started by an OpenWorker session (%s); only a person can "
+                              "start a run in --approval-mode %s. Nothing was run. Start it yourself in a "
+                              "terminal that no session started, or run it in ask mode.", why, r->mode);
+      }
   }
 
   if (r->isolated)

@@ -6,12 +6,26 @@
  * spaces). The previous hash is read inside the inserting transaction, so
  * two processes appending to one file keep one chain. Editing a row through
  * SQLite directly, or deleting one, shows up in ow_audit_verify().
+ *
+ * The chain alone cannot show rows cut from the end: what is left is a
+ * shorter chain that still links. So the trail keeps a head record in a
+ * second file beside it (audit.db.head): the last row's id and hash and
+ * how many rows lead up to it, rewritten after every append. Verify
+ * compares the table's end with it and names the rows that are gone. The
+ * head only ever moves forward from a row that is still there as it was:
+ * once the trail has been cut, the next append leaves the head where it
+ * was, so the evidence outlives the run that goes on writing.
  */
 #define G_LOG_DOMAIN "ow-audit"
 
 #include "store/ow-audit-log.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "ow-error.h"
 
@@ -20,8 +34,129 @@
 
 struct _OwAuditLog
 {
-  OwDb *db;   /* audit.db (owned) */
+  OwDb *db;         /* audit.db (owned) */
+  char *head_path;  /* its head record, audit.db.head (owned) */
 };
+
+/* ---- the head record ----------------------------------------------------- */
+
+/* One fixed-width line, so a rewrite in place never leaves a longer old
+ * tail behind and needs no truncation. */
+#define HEAD_FORMAT "openworker-audit-head 1 rows %020" G_GINT64_MODIFIER "d last %020" G_GINT64_MODIFIER "d hash %64s\n"
+#define HEAD_LEN (sizeof "openworker-audit-head 1 rows  last  hash \n" - 1 + 20 + 20 + 64)
+
+typedef struct {
+  gint64 rows;      /* rows from the first up to and including last_id */
+  gint64 last_id;   /* the last row's id */
+  char   hash[65];  /* the last row's hash */
+} AuditHead;
+
+static char *
+head_path_for (const char *db_path)
+{
+  return g_strconcat (db_path, ".head", NULL);
+}
+
+/* 1 when @text is a head record, 0 when it is empty, -1 when it is not
+ * one (written over by something else). */
+static int
+head_parse (const char *text, gsize len, AuditHead *head)
+{
+  g_autofree char *copy = g_strndup (text, len);
+
+  memset (head, 0, sizeof *head);
+  if (len == 0)
+    return 0;
+  if (sscanf (copy, "openworker-audit-head 1 rows %" G_GINT64_MODIFIER "d last %" G_GINT64_MODIFIER "d hash %64s",
+              &head->rows, &head->last_id, head->hash) != 3
+      || strlen (head->hash) != 64 || head->rows <= 0 || head->last_id <= 0)
+    return -1;
+  return 1;
+}
+
+/* The hash of row @id, or NULL when there is none. */
+static char *
+row_hash (OwDb *db, gint64 id)
+{
+  sqlite3_stmt *stmt = ow_db_prepare (db, "SELECT hash FROM audit_events WHERE id = ?1", NULL);
+  char *hash = NULL;
+
+  if (stmt == NULL)
+    return NULL;
+  sqlite3_bind_int64 (stmt, 1, id);
+  if (sqlite3_step (stmt) == SQLITE_ROW && sqlite3_column_text (stmt, 0) != NULL)
+    hash = g_strdup ((const char *) sqlite3_column_text (stmt, 0));
+  sqlite3_reset (stmt);
+  return hash;
+}
+
+static gint64
+rows_between (OwDb *db, gint64 after, gint64 upto)
+{
+  sqlite3_stmt *stmt = ow_db_prepare (db, "SELECT count(*) FROM audit_events WHERE id > ?1 AND id <= ?2", NULL);
+  gint64 n = -1;
+
+  if (stmt == NULL)
+    return -1;
+  sqlite3_bind_int64 (stmt, 1, after);
+  sqlite3_bind_int64 (stmt, 2, upto);
+  if (sqlite3_step (stmt) == SQLITE_ROW)
+    n = sqlite3_column_int64 (stmt, 0);
+  sqlite3_reset (stmt);
+  return n;
+}
+
+/* Moves the head record to row @id (just committed, hash @hash). Runs
+ * after the commit, so a head never names a row a reader cannot see yet;
+ * the lock orders two appenders, and the later row wins. The head moves
+ * only from a row that is still there with the hash it names. A head
+ * that cannot be written is logged, not failed: the row is committed,
+ * and verify says the head is behind. */
+static void
+head_advance (OwAuditLog *log, gint64 id, const char *hash)
+{
+  int fd = open (log->head_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  char text[HEAD_LEN + 1];
+  ssize_t n;
+  AuditHead head;
+  int state;
+  gint64 rows;
+
+  if (fd < 0 || flock (fd, LOCK_EX) != 0)
+    {
+      g_message ("cannot update the audit trail's head record %s: %s", log->head_path, g_strerror (errno));
+      if (fd >= 0)
+        close (fd);
+      return;
+    }
+  n = pread (fd, text, HEAD_LEN, 0);
+  state = head_parse (text, n > 0 ? (gsize) n : 0, &head);
+  if (state < 0 || head.last_id >= id)
+    goto out;   /* not ours to overwrite, or a later row's already */
+  if (state > 0)
+    {
+      g_autofree char *there = row_hash (log->db, head.last_id);
+
+      if (there == NULL || !g_str_equal (there, head.hash))
+        {
+          g_message ("the audit trail no longer holds row #%" G_GINT64_FORMAT " as its head record names it; "
+                     "the head stays there as evidence", head.last_id);
+          goto out;
+        }
+      rows = rows_between (log->db, head.last_id, id);
+      rows = rows < 0 ? -1 : head.rows + rows;
+    }
+  else
+    rows = rows_between (log->db, 0, id);
+  if (rows <= 0)
+    goto out;
+  g_snprintf (text, sizeof text, HEAD_FORMAT, rows, id, hash);
+  if (pwrite (fd, text, HEAD_LEN, 0) != (ssize_t) HEAD_LEN)
+    g_message ("cannot update the audit trail's head record %s: %s", log->head_path, g_strerror (errno));
+
+out:
+  close (fd);
+}
 
 OwAuditLog *
 ow_audit_log_open (const char *path, GError **error)
@@ -33,6 +168,7 @@ ow_audit_log_open (const char *path, GError **error)
     return NULL;
   log = g_new0 (OwAuditLog, 1);
   log->db = db;
+  log->head_path = head_path_for (path);
   return log;
 }
 
@@ -42,6 +178,7 @@ ow_audit_log_free (OwAuditLog *log)
   if (log == NULL)
     return;
   ow_db_close (log->db);
+  g_free (log->head_path);
   g_free (log);
 }
 
@@ -210,6 +347,7 @@ ow_audit_log_append (OwAuditLog *log, const OwAuditEntry *e, GError **error)
   g_autofree char *canonical = NULL;
   g_autofree char *hash = NULL;
   sqlite3_stmt *last, *stmt;
+  gint64 id;
   /* In the order of hashed_columns. */
   const char *values[G_N_ELEMENTS (hashed_columns)] = {
     e->agent, e->approval, args, e->call_id, e->connector, e->decision, e->enforcement, e->provenance, reason,
@@ -257,11 +395,49 @@ ow_audit_log_append (OwAuditLog *log, const OwAuditEntry *e, GError **error)
   bind_text (stmt, 20, hash);
   if (!ow_db_step_done (log->db, stmt, error))
     goto fail;
-  return ow_db_commit (log->db, error);
+  id = sqlite3_last_insert_rowid (ow_db_handle (log->db));
+  if (!ow_db_commit (log->db, error))
+    goto fail;
+  head_advance (log, id, hash);
+  return TRUE;
 
 fail:
   ow_db_rollback (log->db);
   return FALSE;
+}
+
+/* Notes the missing rows @from..@to (ids) in @out. */
+static void
+note_missing (OwAuditVerify *out, gint64 from, gint64 to)
+{
+  if (to < from)
+    return;
+  out->missing += to - from + 1;
+  if (out->first_missing_id == 0)
+    {
+      out->first_missing_id = from;
+      out->first_missing_end = to;
+    }
+}
+
+/* Reads the head record beside @path into @out (has_head, head_*).
+ * FALSE when it is there but is not a head record. */
+static gboolean
+read_head (const char *path, OwAuditVerify *out, AuditHead *head)
+{
+  g_autofree char *head_path = head_path_for (path);
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  int state;
+
+  memset (head, 0, sizeof *head);
+  if (!g_file_get_contents (head_path, &text, &len, NULL))
+    return TRUE;
+  state = head_parse (text, len, head);
+  out->has_head = state != 0;
+  out->head_unreadable = state < 0;
+  out->head_last_id = head->last_id;
+  return state >= 0;
 }
 
 gboolean
@@ -271,6 +447,9 @@ ow_audit_verify (const char *path, OwAuditVerify *out, GError **error)
   sqlite3_stmt *stmt = NULL;
   g_autofree char *expected_prev = NULL;
   gint64 last_id = 0;
+  gint64 rows_to_head = 0;
+  gboolean head_row_seen = FALSE;
+  AuditHead head;
   int rc;
 
   memset (out, 0, sizeof *out);
@@ -279,6 +458,9 @@ ow_audit_verify (const char *path, OwAuditVerify *out, GError **error)
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "There is no audit database at %s.", path);
       return FALSE;
     }
+  /* The head first: it is written after each commit, so every row it
+   * names is already visible to the read that follows. */
+  read_head (path, out, &head);
   if (sqlite3_open_v2 (path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK
       || sqlite3_prepare_v2 (db,
            "SELECT id, agent, approval, args, call_id, connector, decision, enforcement, provenance, reason,"
@@ -310,9 +492,13 @@ ow_audit_verify (const char *path, OwAuditVerify *out, GError **error)
           out->bad_hashes++;
           bad = TRUE;
         }
+      /* A whole trail (one with a head record) has every id from 1 on;
+       * an exported subset has gaps where other sessions' rows were. */
+      if (out->has_head && id != last_id + 1)
+        note_missing (out, last_id + 1, id - 1);
       if (expected_prev != NULL)
         {
-          if (id != last_id + 1)
+          if (id != last_id + 1 && !out->has_head)
             out->gaps++;
           else if (prev == NULL || !g_str_equal (prev, expected_prev))
             {
@@ -320,10 +506,17 @@ ow_audit_verify (const char *path, OwAuditVerify *out, GError **error)
               bad = TRUE;
             }
         }
-      else if (id == 1 && (prev == NULL || !g_str_equal (prev, "genesis")))
+      else if ((id == 1 || out->has_head) && (prev == NULL || !g_str_equal (prev, "genesis")))
         {
           out->broken_links++;
           bad = TRUE;
+        }
+      if (head.last_id > 0 && id <= head.last_id)
+        rows_to_head++;
+      if (head.last_id > 0 && id == head.last_id)
+        {
+          head_row_seen = TRUE;
+          out->head_mismatch = hash == NULL || !g_str_equal (hash, head.hash);
         }
       if (bad && out->first_bad_id == 0)
         out->first_bad_id = id;
@@ -338,7 +531,28 @@ ow_audit_verify (const char *path, OwAuditVerify *out, GError **error)
       g_set_error (error, OW_STORE_ERROR, OW_STORE_ERROR_CORRUPT, "Could not read all of %s.", path);
       return FALSE;
     }
+  if (head.last_id > 0)
+    {
+      /* Rows cut from the end: the head names a row past the last one. */
+      if (!head_row_seen && last_id < head.last_id)
+        {
+          out->tail_cut = TRUE;
+          note_missing (out, last_id + 1, head.last_id);
+        }
+      else if (!head_row_seen)
+        out->head_mismatch = TRUE;
+      out->head_rows = head.rows;
+      out->rows_to_head = rows_to_head;
+    }
   return TRUE;
+}
+
+/* TRUE when @v found nothing wrong. */
+gboolean
+ow_audit_verify_intact (const OwAuditVerify *v)
+{
+  return v->bad_hashes == 0 && v->broken_links == 0 && v->missing == 0 && !v->head_mismatch
+         && !v->head_unreadable;
 }
 
 gboolean

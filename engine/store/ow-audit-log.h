@@ -42,6 +42,16 @@ typedef struct {
   gint64   broken_links;  /* rows whose prev_hash is not the previous row's hash */
   gint64   gaps;          /* links across missing ids (an exported subset has them) */
   gint64   first_bad_id;  /* the first row that failed, or 0 */
+  gboolean has_head;      /* a head record (audit.db.head) lies beside it: a whole trail */
+  gboolean head_unreadable; /* …but it is not one (written over) */
+  gint64   head_last_id;  /* the last row the head record names */
+  gint64   head_rows;     /* how many rows it counts up to head_last_id */
+  gint64   rows_to_head;  /* how many of those are there */
+  gboolean head_mismatch; /* the row it names is not there as it was */
+  gboolean tail_cut;      /* rows after the table's last were cut off (up to head_last_id) */
+  gint64   missing;       /* rows known to be gone: deleted in the middle or cut from the end */
+  gint64   first_missing_id;  /* the first run of them: from this id … */
+  gint64   first_missing_end; /* … to this one (0 when none are missing) */
 } OwAuditVerify;
 
 OwAuditLog *ow_audit_log_open            (const char *path, GError **error);
@@ -51,9 +61,13 @@ gboolean    ow_audit_log_append          (OwAuditLog *log, const OwAuditEntry *e
 gboolean    ow_audit_log_export_session  (OwAuditLog *log, const char *session_id, const char *dest, GError **error);
 
 /* Recomputes every row's hash and every link of the chain in the audit
- * database at @path. TRUE when the file could be read; the findings are in
- * @out (tampering shows as bad hashes or broken links). */
+ * database at @path, and compares its end with the head record beside it
+ * (@path.head) when there is one. TRUE when the file could be read; the
+ * findings are in @out (see ow_audit_verify_intact). */
 gboolean    ow_audit_verify              (const char *path, OwAuditVerify *out, GError **error);
+/* TRUE when the findings show nothing wrong: every hash and link, no
+ * missing row, and the head record (when there is one) matches. */
+gboolean    ow_audit_verify_intact       (const OwAuditVerify *v);
 
 /* The sanitized JSON text stored for @args (exposed for tests). */
 char       *ow_audit_sanitize_args       (JsonObject *args);

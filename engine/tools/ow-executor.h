@@ -12,6 +12,7 @@
 #include <gio/gio.h>
 
 #include "tools/ow-tool.h"
+#include "ow-session-marker.h"
 #include "tools/body/ow-tb.h"
 
 G_BEGIN_DECLS
@@ -79,12 +80,6 @@ void          ow_executor_set_guard_off   (OwExecutor *self, gboolean off);
 G_DECLARE_FINAL_TYPE (OwExecutorDirect, ow_executor_direct, OW, EXECUTOR_DIRECT, GObject)
 
 OwExecutor   *ow_executor_direct_new      (const char *cwd);
-
-/* Set to "1" in every command's environment: the CLI's authority verbs
- * refuse a caller that carries it (or whose ancestor does). */
-#ifndef OW_SESSION_COMMAND_ENV
-#define OW_SESSION_COMMAND_ENV "OPENWORKER_SESSION_COMMAND"
-#endif
 
 /* The command guard (ARCHITECTURE §9): every shell command of a direct
  * executor runs inside it when the platform registered one and the

@@ -3,8 +3,14 @@
  */
 #include "body-test-util.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <seccomp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
 
@@ -478,6 +484,277 @@ test_list (void)
   body_fixture_clear (&fx);
 }
 
+/* ---- races and hard links ---- */
+
+/* Swaps two names back and forth until told to stop: "flip" is a real
+ * folder one moment and a symlink to a folder outside the root the next. */
+typedef struct {
+  const char *a;       /* ws/flip: starts as the real folder */
+  const char *b;       /* ws/other: starts as the symlink to outside */
+  gint        stop;
+  guint       swaps;
+  GThread    *thread;
+} Flipper;
+
+static gpointer
+flip_thread (gpointer data)
+{
+  Flipper *f = data;
+
+  while (!g_atomic_int_get (&f->stop))
+    if (renameat2 (AT_FDCWD, f->a, AT_FDCWD, f->b, RENAME_EXCHANGE) == 0)
+      f->swaps++;
+  return NULL;
+}
+
+/* Makes ws/flip (a folder, unless it exists) and ws/other (a link to
+ * @outside) and starts swapping them. */
+static void
+flipper_start (Flipper *f, const char *ws, const char *outside)
+{
+  if (!body_exists (ws, "flip"))
+    g_assert_cmpint (g_mkdir (body_path (ws, "flip"), 0755), ==, 0);
+  g_assert_cmpint (symlink (outside, body_path (ws, "other")), ==, 0);
+  f->a = body_path (ws, "flip");
+  f->b = body_path (ws, "other");
+  f->thread = g_thread_new ("flipper", flip_thread, f);
+}
+
+/* Stops swapping and leaves ws/flip the real folder again. */
+static void
+flipper_stop (Flipper *f)
+{
+  struct stat st;
+
+  g_atomic_int_set (&f->stop, 1);
+  g_thread_join (f->thread);
+  if (lstat (f->a, &st) != 0 || !S_ISDIR (st.st_mode))
+    g_assert_cmpint (renameat2 (AT_FDCWD, f->a, AT_FDCWD, f->b, RENAME_EXCHANGE), ==, 0);
+}
+
+/* How many names in @dir start with @prefix. */
+static guint
+count_files (const char *dir, const char *prefix)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_prefix (name, prefix))
+      n++;
+  g_dir_close (d);
+  return n;
+}
+
+/* write_file 200 times into a folder that keeps turning into a symlink
+ * to outside: not one file may land outside, and the writes that found
+ * the real folder must have worked. The check of the same race against
+ * opening by name (what the tools did) shows it does land outside, so
+ * this test can fail. */
+static void
+test_write_race (void)
+{
+  BodyFixture fx = { 0 };
+  const char *ws = body_add_root (&fx, TRUE);
+  g_autofree char *outside = body_tmpdir ();
+  Flipper flipper = { 0 };
+  guint ok = 0, outside_by_name = 0;
+
+  flipper_start (&flipper, ws, outside);
+
+  for (int i = 0; i < 200; i++)
+    {
+      OwTbStatus status;
+      OwTbJson *r = body_callf (&fx.env, "write_file", &status,
+                                "{\"path\": %s, \"content\": \"x\", \"overwrite\": true}",
+                                body_qf ("flip/f%d.txt", i));
+
+      if (status == OW_TB_OK)
+        ok++;
+      ow_tb_json_free (r);
+    }
+  g_assert_cmpuint (count_files (outside, ""), ==, 0);
+
+  /* The control: the old way, check the canonical name, then open it.
+   * The window is short, so it is tried (yielding inside it) for up to
+   * 30 s; it usually lands within a few hundred tries. */
+  for (gint64 until = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+       outside_by_name == 0 && g_get_monotonic_time () < until;)
+    {
+      char *canonical = realpath (body_path (ws, "flip"), NULL);
+      gboolean inside = canonical != NULL && g_str_has_prefix (canonical, ws);
+      int fd;
+
+      free (canonical);
+      if (!inside)
+        continue;
+      g_thread_yield ();
+      fd = open (body_path (ws, "flip/by-name.txt"), O_WRONLY | O_CREAT, 0644);
+      if (fd >= 0)
+        close (fd);
+      outside_by_name = body_exists (outside, "by-name.txt");
+    }
+  flipper_stop (&flipper);
+
+  g_test_message ("%u of 200 writes went through, %u swaps; opening by name landed outside: %u",
+                  ok, flipper.swaps, outside_by_name);
+  g_assert_cmpuint (outside_by_name, >, 0);
+  /* Every write that reported success is in the real folder. */
+  g_assert_cmpuint (count_files (body_path (ws, "flip"), "f"), ==, ok);
+  /* The control: with the folder left alone, every write goes through. */
+  for (int i = 0; i < 10; i++)
+    {
+      OwTbStatus status;
+      OwTbJson *r = body_callf (&fx.env, "write_file", &status, "{\"path\": %s, \"content\": \"x\"}",
+                                body_qf ("flip/after-%d.txt", i));
+
+      g_assert_cmpint (status, ==, OW_TB_OK);
+      ow_tb_json_free (r);
+    }
+  g_assert_cmpuint (count_files (body_path (ws, "flip"), "after-"), ==, 10);
+  g_assert_cmpuint (count_files (outside, ""), ==, 1);  /* the one the control put there */
+  body_rm_rf (outside);
+  body_fixture_clear (&fx);
+}
+
+/* TRUE when @dir, opened by name, lists @name. */
+static gboolean
+dir_lists (const char *dir, const char *name)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  const char *entry;
+  gboolean found = FALSE;
+
+  while (d != NULL && !found && (entry = g_dir_read_name (d)) != NULL)
+    found = g_str_equal (entry, name);
+  if (d != NULL)
+    g_dir_close (d);
+  return found;
+}
+
+/* list_files walking a folder that keeps turning into a symlink to
+ * outside never lists what is outside; opening the folder by name does. */
+static void
+test_list_race (void)
+{
+  BodyFixture fx = { 0 };
+  const char *ws = body_add_root (&fx, TRUE);
+  g_autofree char *outside = body_tmpdir ();
+  Flipper flipper = { 0 };
+  gboolean by_name = FALSE;
+  OwTbStatus status;
+  OwTbJson *r;
+
+  body_write (outside, "secret-name.txt", "x");
+  body_write (ws, "flip/inside.txt", "x");
+  flipper_start (&flipper, ws, outside);
+  for (int i = 0; i < 200; i++)
+    {
+      r = body_call (&fx.env, "list_files", "{\"path\": \".\", \"recursive\": true}", &status);
+      if (status == OW_TB_OK)
+        g_assert_false (body_array_has (body_array (r, "files"), "flip/secret-name.txt")
+                        || body_array_has (body_array (r, "files"), "other/secret-name.txt"));
+      ow_tb_json_free (r);
+    }
+  /* The control: by name, the same folder does show what is outside. */
+  for (gint64 until = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+       !by_name && g_get_monotonic_time () < until;)
+    by_name = dir_lists (body_path (ws, "flip"), "secret-name.txt");
+  flipper_stop (&flipper);
+  g_assert_true (by_name);
+
+  /* And with the folder left alone, its files are listed. */
+  r = body_call (&fx.env, "list_files", "{\"path\": \".\", \"recursive\": true}", &status);
+  g_assert_cmpint (status, ==, OW_TB_OK);
+  g_assert_true (body_array_has (body_array (r, "files"), "flip/inside.txt"));
+  ow_tb_json_free (r);
+  body_rm_rf (outside);
+  body_fixture_clear (&fx);
+}
+
+/* The same race on a kernel without openat2: a seccomp filter makes the
+ * call fail with ENOSYS, as Linux before 5.6 does, in a child process. */
+static void
+test_write_race_without_openat2 (void)
+{
+  if (g_test_subprocess ())
+    {
+      scmp_filter_ctx ctx = seccomp_init (SCMP_ACT_ALLOW);
+
+      g_assert_nonnull (ctx);
+      g_assert_cmpint (seccomp_rule_add (ctx, SCMP_ACT_ERRNO (ENOSYS), SCMP_SYS (openat2), 0), ==, 0);
+      g_assert_cmpint (seccomp_load (ctx), ==, 0);
+      seccomp_release (ctx);
+      /* The filter is in place: openat2 is gone for this process. */
+      g_assert_cmpint (syscall (SCMP_SYS (openat2), AT_FDCWD, ".", NULL, 0), ==, -1);
+      g_assert_cmpint (errno, ==, ENOSYS);
+      test_write_race ();
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+}
+
+/* A hard link inside the root to a file outside it: writing it is refused
+ * and the outside file keeps its content; a file of its own is written. */
+static void
+test_write_hard_link (void)
+{
+  BodyFixture fx = { 0 };
+  const char *ws = body_add_root (&fx, TRUE);
+  g_autofree char *outside = body_tmpdir ();
+  OwTbStatus status;
+  OwTbJson *r;
+
+  body_write (outside, "secret.txt", "original\n");
+  g_assert_cmpint (link (body_path (outside, "secret.txt"), body_path (ws, "linked.txt")), ==, 0);
+
+  r = body_call (&fx.env, "write_file",
+                 "{\"path\": \"linked.txt\", \"content\": \"changed\\n\", \"overwrite\": true}", &status);
+  g_assert_cmpint (status, ==, OW_TB_ERROR);
+  g_assert_nonnull (strstr (body_str (r, "error"), "it has 2 hard links"));
+  ow_tb_json_free (r);
+  r = body_call (&fx.env, "replace_in_file",
+                 "{\"path\": \"linked.txt\", \"old\": \"original\", \"new\": \"changed\"}", &status);
+  g_assert_cmpint (status, ==, OW_TB_ERROR);
+  g_assert_nonnull (strstr (body_str (r, "error"), "hard links"));
+  ow_tb_json_free (r);
+  r = body_call (&fx.env, "apply_patch",
+                 "{\"patch\": \"*** Begin Patch\\n*** Update File: linked.txt\\n@@\\n-original\\n+changed\\n"
+                 "*** End Patch\\n\"}", &status);
+  g_assert_cmpint (status, ==, OW_TB_ERROR);
+  g_assert_nonnull (strstr (body_str (r, "error"), "hard links"));
+  ow_tb_json_free (r);
+  g_assert_cmpstr (body_read (outside, "secret.txt"), ==, "original\n");
+  g_assert_cmpstr (body_read (ws, "linked.txt"), ==, "original\n");
+
+  /* The control: the same writes to a file with one name go through. */
+  body_write (ws, "own.txt", "original\n");
+  r = body_call (&fx.env, "write_file",
+                 "{\"path\": \"own.txt\", \"content\": \"changed\\n\", \"overwrite\": true}", &status);
+  g_assert_cmpint (status, ==, OW_TB_OK);
+  ow_tb_json_free (r);
+  r = body_call (&fx.env, "replace_in_file",
+                 "{\"path\": \"own.txt\", \"old\": \"changed\", \"new\": \"again\"}", &status);
+  g_assert_cmpint (status, ==, OW_TB_OK);
+  ow_tb_json_free (r);
+  g_assert_cmpstr (body_read (ws, "own.txt"), ==, "again\n");
+
+  /* And a symlink that stays inside the root still leads where it says. */
+  g_assert_cmpint (g_mkdir (body_path (ws, "real"), 0755), ==, 0);
+  g_assert_cmpint (symlink ("real", body_path (ws, "alias")), ==, 0);
+  r = body_call (&fx.env, "write_file", "{\"path\": \"alias/new/x.txt\", \"content\": \"in\"}", &status);
+  g_assert_cmpint (status, ==, OW_TB_OK);
+  g_assert_cmpstr (body_str (r, "path"), ==, "real/new/x.txt");
+  ow_tb_json_free (r);
+  g_assert_cmpstr (body_read (ws, "real/new/x.txt"), ==, "in");
+
+  body_rm_rf (outside);
+  body_fixture_clear (&fx);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -489,6 +766,10 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/body/read-file/lines", test_read_lines);
   g_test_add_func ("/ow/body/read-file/refusals", test_read_refusals);
   g_test_add_func ("/ow/body/write-file/write", test_write);
+  g_test_add_func ("/ow/body/write-file/race", test_write_race);
+  g_test_add_func ("/ow/body/write-file/race-without-openat2", test_write_race_without_openat2);
+  g_test_add_func ("/ow/body/write-file/hard-link", test_write_hard_link);
+  g_test_add_func ("/ow/body/list-files/race", test_list_race);
   g_test_add_func ("/ow/body/replace-in-file/replace", test_replace);
   g_test_add_func ("/ow/body/list-files/list", test_list);
   return g_test_run ();

@@ -2,6 +2,7 @@
 #include "body-test-util.h"
 
 #include <string.h>
+#include <glib/gstdio.h>
 
 static void
 git (const char *cwd, const char *a, const char *b, const char *c, const char *d)
@@ -145,6 +146,168 @@ test_not_a_repository (void)
   body_fixture_clear (&fx);
 }
 
+/* Writes an executable script into @dir that leaves a file named @name in
+ * @dir when it runs, then does @tail. */
+static void
+write_tripwire (const char *dir, const char *name, const char *tail)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+
+  body_write (dir, name,
+              body_sf ("#!/bin/sh\ntouch '%s/ran-%s'\n%s\n", dir, name, tail));
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+}
+
+/* Runs @argv in @cwd, whatever its exit status; returns its stdout. */
+static char *
+git_output (const char *cwd, const char *const *argv)
+{
+  g_autoptr (GError) error = NULL;
+  char *out = NULL;
+
+  g_spawn_sync (cwd, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                NULL, &out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  return out;
+}
+
+/* Runs git in @cwd with the extra arguments and nothing switched off, as
+ * the person's own git would. */
+static void
+plain_git (const char *cwd, const char *a, const char *b)
+{
+  const char *argv[] = { "git", a, b, NULL };
+
+  g_free (git_output (cwd, argv));
+}
+
+static gboolean
+ran (const char *dir, const char *name)
+{
+  return body_exists (dir, body_sf ("ran-%s", name));
+}
+
+/* Every tripwire the test plants. */
+static const char *const tripwires[] = { "fsmonitor", "clean", "external", "textconv", "gpg" };
+
+static void
+forget_runs (const char *dir)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS (tripwires); i++)
+    g_unlink (body_path (dir, body_sf ("ran-%s", tripwires[i])));
+}
+
+static void
+assert_none_ran (const char *dir)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS (tripwires); i++)
+    if (ran (dir, tripwires[i]))
+      g_error ("the repository's %s program ran", tripwires[i]);
+}
+
+/* A repository whose config and attributes name a program for every way
+ * status, diff and log could run one. None of them may run through the
+ * tools; each does run under plain git, so the test would see it. */
+static void
+test_repository_programs_stay_off (void)
+{
+  BodyFixture fx = { 0 };
+  g_autofree char *traps = NULL;
+  g_autofree char *tree = NULL, *head = NULL;
+  const char *ws;
+  OwTbStatus status;
+  OwTbJson *r;
+
+  if (!have_git ())
+    return;
+  ws = body_add_root (&fx, TRUE);
+  traps = body_tmpdir ();
+  make_repo (ws);
+  write_tripwire (traps, "fsmonitor", "exit 1");
+  write_tripwire (traps, "clean", "cat");
+  write_tripwire (traps, "external", "exit 0");
+  write_tripwire (traps, "textconv", "cat \"$1\"");
+  write_tripwire (traps, "gpg", "exit 1");
+
+  /* A commit with a signature header, so log.showSignature has work. */
+  {
+    const char *rev[] = { "git", "rev-parse", "HEAD^{tree}", "HEAD", NULL };
+    g_autofree char *out = git_output (ws, rev);
+    g_auto (GStrv) lines = g_strsplit (out, "\n", -1);
+
+    tree = g_strdup (lines[0]);
+    head = g_strdup (lines[1]);
+  }
+  body_write (traps, "commit.txt",
+              body_sf ("tree %s\nparent %s\n"
+                       "author Test Person <test@example.com> 1700000000 +0000\n"
+                       "committer Test Person <test@example.com> 1700000000 +0000\n"
+                       "gpgsig -----BEGIN PGP SIGNATURE-----\n \n AAAA\n -----END PGP SIGNATURE-----\n"
+                       "\nsigned\n", tree, head));
+  {
+    const char *hash[] = { "git", "hash-object", "-t", "commit", "-w", "--literally",
+                           body_path (traps, "commit.txt"), NULL };
+    g_autofree char *out = git_output (ws, hash);
+
+    g_strstrip (out);
+    git (ws, "update-ref", "HEAD", out, NULL);
+  }
+
+  git (ws, "config", "core.fsmonitor", body_path (traps, "fsmonitor"), NULL);
+  /* A driver named with '=' and '.', which "-c" could not address. */
+  git (ws, "config", "filter.x=y.z.clean", body_path (traps, "clean"), NULL);
+  git (ws, "config", "filter.x=y.z.smudge", "cat", NULL);
+  git (ws, "config", "filter.x=y.z.required", "true", NULL);
+  git (ws, "config", "diff.external", body_path (traps, "external"), NULL);
+  git (ws, "config", "diff.t.textconv", body_path (traps, "textconv"), NULL);
+  git (ws, "config", "log.showSignature", "true", NULL);
+  git (ws, "config", "gpg.program", body_path (traps, "gpg"), NULL);
+  body_write (ws, ".gitattributes", "*.txt filter=x=y.z diff=t\n");
+  body_write (ws, "a.txt", "one\nchanged\n");
+
+  r = body_call (&fx.env, "git_status", NULL, &status);
+  g_assert_cmpint (status, ==, OW_TB_OK);
+  g_assert_nonnull (strstr (body_str (r, "stdout"), " M a.txt\n"));
+  ow_tb_json_free (r);
+  r = body_call (&fx.env, "git_diff", "{}", &status);
+  g_assert_cmpint (status, ==, OW_TB_OK);
+  g_assert_nonnull (strstr (body_str (r, "stdout"), "+changed\n"));
+  ow_tb_json_free (r);
+  r = body_call (&fx.env, "git_diff", "{\"path\": \"a.txt\"}", &status);
+  g_assert_cmpint (status, ==, OW_TB_OK);
+  ow_tb_json_free (r);
+  r = body_call (&fx.env, "git_log", "{}", &status);
+  g_assert_cmpint (status, ==, OW_TB_OK);
+  g_assert_cmpint (body_int (r, "count"), ==, 3);
+  g_assert_cmpstr (body_str (body_array (r, "commits")->items[0], "subject"), ==, "signed");
+  ow_tb_json_free (r);
+
+  assert_none_ran (traps);
+
+  /* The control: the person's own git runs every one of them. */
+  plain_git (ws, "status", NULL);
+  g_assert_true (ran (traps, "fsmonitor"));
+  g_assert_true (ran (traps, "clean"));
+  plain_git (ws, "diff", NULL);
+  g_assert_true (ran (traps, "external"));
+  plain_git (ws, "diff", "--no-ext-diff");
+  g_assert_true (ran (traps, "textconv"));
+  plain_git (ws, "log", "-1");
+  g_assert_true (ran (traps, "gpg"));
+
+  /* And the tools still switch them off after the index was refreshed. */
+  forget_runs (traps);
+  body_write (ws, "a.txt", "one\nchanged again\n");
+  r = body_call (&fx.env, "git_status", NULL, &status);
+  ow_tb_json_free (r);
+  r = body_call (&fx.env, "git_diff", "{}", &status);
+  ow_tb_json_free (r);
+  assert_none_ran (traps);
+
+  body_rm_rf (traps);
+  body_fixture_clear (&fx);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -152,5 +315,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/body/git/status-and-diff", test_status_and_diff);
   g_test_add_func ("/ow/body/git/log", test_log);
   g_test_add_func ("/ow/body/git/not-a-repository", test_not_a_repository);
+  g_test_add_func ("/ow/body/git/repository-programs-stay-off", test_repository_programs_stay_off);
   return g_test_run ();
 }

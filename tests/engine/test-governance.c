@@ -646,12 +646,128 @@ test_audit_chain (Fixture *f, gconstpointer data)
   g_assert_cmpint (v.gaps + v.broken_links, >=, 1);
 }
 
+/* Appends @n rows to a fresh trail in @dir/@name. */
+static char *
+audit_trail (const char *dir, const char *name, int n)
+{
+  g_autoptr(GError) error = NULL;
+  char *path = g_build_filename (dir, name, NULL);
+  g_autoptr(OwAuditLog) log = ow_audit_log_open (path, &error);
+
+  g_assert_no_error (error);
+  for (int i = 0; i < n; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("c%d", i);
+      OwAuditEntry e = { .session_id = "s", .tool = "run_shell", .call_id = id, .stage = "finished",
+                         .status = "ok", .risk = "exec", .decision = "ask" };
+      g_assert_true (ow_audit_log_append (log, &e, &error));
+    }
+  return path;
+}
+
+/* Runs @sql on the trail the way someone with the file would: the
+ * append-only triggers dropped first. */
+static void
+audit_tamper (const char *path, const char *sql)
+{
+  sqlite3 *db = NULL;
+  g_autofree char *all = g_strconcat ("DROP TRIGGER IF EXISTS audit_events_no_delete;", sql, NULL);
+
+  g_assert_cmpint (sqlite3_open (path, &db), ==, SQLITE_OK);
+  g_assert_cmpint (sqlite3_exec (db, all, NULL, NULL, NULL), ==, SQLITE_OK);
+  sqlite3_close (db);
+}
+
+static void
+test_audit_missing_rows (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *intact = audit_trail (f->dir, "intact.db", 5);
+  g_autofree char *middle = audit_trail (f->dir, "middle.db", 5);
+  g_autofree char *last = audit_trail (f->dir, "last.db", 5);
+  g_autofree char *tail = audit_trail (f->dir, "tail.db", 5);
+  g_autofree char *first = audit_trail (f->dir, "first.db", 5);
+  OwAuditVerify v;
+
+  /* The control: an untouched trail is intact, its head at the last row. */
+  g_assert_true (ow_audit_verify (intact, &v, &error));
+  g_assert_true (ow_audit_verify_intact (&v));
+  g_assert_true (v.has_head);
+  g_assert_cmpint (v.head_last_id, ==, 5);
+  g_assert_cmpint (v.head_rows, ==, 5);
+  g_assert_cmpint (v.missing, ==, 0);
+
+  audit_tamper (middle, "DELETE FROM audit_events WHERE id = 3");
+  g_assert_true (ow_audit_verify (middle, &v, &error));
+  g_assert_false (ow_audit_verify_intact (&v));
+  g_assert_cmpint (v.missing, ==, 1);
+  g_assert_cmpint (v.first_missing_id, ==, 3);
+  g_assert_cmpint (v.first_missing_end, ==, 3);
+  g_assert_cmpint (v.gaps, ==, 0);
+  g_assert_false (v.tail_cut);
+
+  /* The chain that is left still links: only the head shows the cut. */
+  audit_tamper (last, "DELETE FROM audit_events WHERE id = 5");
+  g_assert_true (ow_audit_verify (last, &v, &error));
+  g_assert_false (ow_audit_verify_intact (&v));
+  g_assert_cmpint (v.bad_hashes + v.broken_links, ==, 0);
+  g_assert_true (v.tail_cut);
+  g_assert_cmpint (v.missing, ==, 1);
+  g_assert_cmpint (v.first_missing_id, ==, 5);
+
+  audit_tamper (tail, "DELETE FROM audit_events WHERE id >= 4");
+  g_assert_true (ow_audit_verify (tail, &v, &error));
+  g_assert_false (ow_audit_verify_intact (&v));
+  g_assert_true (v.tail_cut);
+  g_assert_cmpint (v.missing, ==, 2);
+  g_assert_cmpint (v.first_missing_id, ==, 4);
+  g_assert_cmpint (v.first_missing_end, ==, 5);
+  g_assert_cmpint (v.rows_to_head, ==, 3);
+
+  audit_tamper (first, "DELETE FROM audit_events WHERE id = 1");
+  g_assert_true (ow_audit_verify (first, &v, &error));
+  g_assert_false (ow_audit_verify_intact (&v));
+  g_assert_cmpint (v.first_missing_id, ==, 1);
+
+  /* The run goes on writing after the cut: the head stays as evidence. */
+  {
+    g_autoptr(OwAuditLog) log = ow_audit_log_open (tail, &error);
+    OwAuditEntry e = { .session_id = "s", .tool = "run_shell", .stage = "finished" };
+
+    g_assert_true (ow_audit_log_append (log, &e, &error));
+    g_assert_true (ow_audit_log_append (log, &e, &error));
+  }
+  g_assert_true (ow_audit_verify (tail, &v, &error));
+  g_assert_false (ow_audit_verify_intact (&v));
+  g_assert_cmpint (v.head_last_id, ==, 5);
+  g_assert_true (v.head_mismatch || v.missing > 0);
+
+  /* An exported subset has gaps and no head, and is still intact. */
+  {
+    g_autofree char *whole = audit_trail (f->dir, "whole.db", 0);
+    g_autofree char *subset = g_build_filename (f->dir, "subset.db", NULL);
+    g_autoptr(OwAuditLog) log = ow_audit_log_open (whole, &error);
+    OwAuditEntry a = { .session_id = "s1", .tool = "run_shell", .stage = "proposed" };
+    OwAuditEntry b = { .session_id = "s2", .tool = "run_shell", .stage = "proposed" };
+
+    g_assert_true (ow_audit_log_append (log, &a, &error));
+    g_assert_true (ow_audit_log_append (log, &b, &error));
+    g_assert_true (ow_audit_log_append (log, &a, &error));
+    g_assert_true (ow_audit_log_export_session (log, "s1", subset, &error));
+    g_assert_true (ow_audit_verify (subset, &v, &error));
+    g_assert_true (ow_audit_verify_intact (&v));
+    g_assert_false (v.has_head);
+    g_assert_cmpint (v.gaps, ==, 1);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 #define ADD(path, fn) g_test_add ("/ow/engine/governance/" path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   ADD ("rule-matching", test_rule_matching);
+  ADD ("audit-missing-rows", test_audit_missing_rows);
   ADD ("rule-suggest", test_rule_suggest);
   ADD ("standing-rules", test_standing_rules);
   ADD ("policy-modes-table", test_policy_modes_table);

@@ -46,7 +46,7 @@ ow_tb_is_binary (const char *data, size_t len)
 }
 
 int
-ow_tb_read_whole (const char *abs, size_t max, OwTbBuf *into, char **error)
+ow_tb_read_whole (const OwTbEnv *env, const char *abs, size_t max, OwTbBuf *into, char **error)
 {
   char scratch[128];
   struct stat st;
@@ -54,11 +54,14 @@ ow_tb_read_whole (const char *abs, size_t max, OwTbBuf *into, char **error)
 
   ow_tb_buf_reset (into);
   /* O_NONBLOCK: a FIFO put in the file's place must not hang the call. */
-  fd = open (abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  fd = ow_tb_open_in_root (env, abs, O_RDONLY | O_NONBLOCK, 0);
   if (fd < 0)
     {
-      *error = ow_tb_strdup_printf ("read failed: %s",
-                                    ow_tb_strerror (errno, scratch, sizeof scratch));
+      if (errno == EXDEV || errno == ELOOP)
+        *error = ow_tb_confinement_error ("read", abs, errno);
+      else
+        *error = ow_tb_strdup_printf ("read failed: %s",
+                                      ow_tb_strerror (errno, scratch, sizeof scratch));
       return -1;
     }
   if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
@@ -104,56 +107,36 @@ ow_tb_read_whole (const char *abs, size_t max, OwTbBuf *into, char **error)
 
 /* ---- staged, atomic writes ---- */
 
-/* Creates every missing folder above @abs. */
-static int
-make_parents (const char *abs, char **error)
-{
-  char *copy = ow_tb_xstrdup (abs);
-  char scratch[128];
-  char *slash = copy;
-
-  while ((slash = strchr (slash + 1, '/')) != NULL)
-    {
-      struct stat st;
-
-      *slash = '\0';
-      if (mkdir (copy, 0777) != 0 && errno != EEXIST)
-        {
-          *error = ow_tb_strdup_printf ("cannot create folder %s: %s", copy,
-                                        ow_tb_strerror (errno, scratch, sizeof scratch));
-          free (copy);
-          return -1;
-        }
-      if (stat (copy, &st) != 0 || !S_ISDIR (st.st_mode))
-        {
-          *error = ow_tb_strdup_printf ("cannot create folder %s: a file of that name exists",
-                                        copy);
-          free (copy);
-          return -1;
-        }
-      *slash = '/';
-    }
-  free (copy);
-  return 0;
-}
-
 int
-ow_tb_stage_write (const char *abs, const char *data, size_t len,
+ow_tb_stage_write (const OwTbEnv *env, const char *abs, const char *data, size_t len,
                    OwTbStaged *staged, char **error)
 {
-  const char *base = strrchr (abs, '/');
+  const char *base;
   char scratch[128];
   struct stat st;
-  int have_old, fd = -1;
+  int have_old, dirfd, fd = -1;
   char *tmp = NULL;
   size_t done = 0;
 
   staged->target = NULL;
+  staged->base = NULL;
   staged->tmp = NULL;
-  if (make_parents (abs, error) != 0)
+  staged->dirfd = -1;
+  /* Every step from here works in this folder, never by name again. */
+  dirfd = ow_tb_open_parent_in_root (env, abs, 1, &base, error);
+  if (dirfd < 0)
     return -1;
-  have_old = stat (abs, &st) == 0 && S_ISREG (st.st_mode);
-  base = base != NULL ? base + 1 : abs;
+  have_old = fstatat (dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG (st.st_mode);
+  if (have_old && st.st_nlink > 1)
+    {
+      *error = ow_tb_strdup_printf ("cannot write %s: it has %lu hard links, and the others may be "
+                                    "outside the session's folders; writing would leave them with the "
+                                    "old content. Copy it to a file of its own first (cp, then mv) if "
+                                    "this one should change.",
+                                    abs, (unsigned long) st.st_nlink);
+      close (dirfd);
+      return -1;
+    }
 
   for (int attempt = 0; attempt < 64 && fd < 0; attempt++)
     {
@@ -163,11 +146,11 @@ ow_tb_stage_write (const char *abs, const char *data, size_t len,
         r = ((unsigned long long) getpid () << 32) ^ (unsigned long long) ow_tb_now_ms ()
             ^ (unsigned) attempt;
       free (tmp);
-      tmp = ow_tb_strdup_printf ("%.*s.%s.ow-tmp-%012llx", (int) (base - abs), abs, base,
-                                 r & 0xffffffffffffull);
+      tmp = ow_tb_strdup_printf (".%s.ow-tmp-%012llx", base, r & 0xffffffffffffull);
       /* A new file gets 0666 less the umask, as any editor's would; an
        * existing file's bits are copied below. */
-      fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, have_old ? 0600 : 0666);
+      fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                   have_old ? 0600 : 0666);
       if (fd < 0 && errno != EEXIST)
         break;
     }
@@ -176,6 +159,7 @@ ow_tb_stage_write (const char *abs, const char *data, size_t len,
       *error = ow_tb_strdup_printf ("cannot write %s: %s", abs,
                                     ow_tb_strerror (errno, scratch, sizeof scratch));
       free (tmp);
+      close (dirfd);
       return -1;
     }
   while (done < len)
@@ -189,8 +173,9 @@ ow_tb_stage_write (const char *abs, const char *data, size_t len,
           *error = ow_tb_strdup_printf ("cannot write %s: %s", abs,
                                         ow_tb_strerror (errno, scratch, sizeof scratch));
           close (fd);
-          unlink (tmp);
+          unlinkat (dirfd, tmp, 0);
           free (tmp);
+          close (dirfd);
           return -1;
         }
       done += (size_t) n;
@@ -206,13 +191,32 @@ ow_tb_stage_write (const char *abs, const char *data, size_t len,
     {
       *error = ow_tb_strdup_printf ("cannot write %s: %s", abs,
                                     ow_tb_strerror (errno, scratch, sizeof scratch));
-      unlink (tmp);
+      unlinkat (dirfd, tmp, 0);
       free (tmp);
+      close (dirfd);
       return -1;
     }
   staged->target = ow_tb_xstrdup (abs);
+  staged->base = ow_tb_xstrdup (base);
   staged->tmp = tmp;
+  staged->dirfd = dirfd;
   return 0;
+}
+
+/* Staged entries may be zero-filled and never staged (apply_patch keeps
+ * one per file): only a staged one (base set) owns its descriptor. */
+static void
+stage_clear (OwTbStaged *staged)
+{
+  if (staged->base != NULL && staged->dirfd >= 0)
+    close (staged->dirfd);
+  free (staged->tmp);
+  free (staged->base);
+  free (staged->target);
+  staged->tmp = NULL;
+  staged->base = NULL;
+  staged->target = NULL;
+  staged->dirfd = -1;
 }
 
 int
@@ -220,29 +224,42 @@ ow_tb_stage_commit (OwTbStaged *staged, char **error)
 {
   char scratch[128];
 
-  if (rename (staged->tmp, staged->target) != 0)
+  /* rename replaces the name; it never follows a link put there. */
+  if (renameat (staged->dirfd, staged->tmp, staged->dirfd, staged->base) != 0)
     {
       *error = ow_tb_strdup_printf ("cannot replace %s: %s", staged->target,
                                     ow_tb_strerror (errno, scratch, sizeof scratch));
       ow_tb_stage_abort (staged);
       return -1;
     }
-  free (staged->tmp);
-  free (staged->target);
-  staged->tmp = NULL;
-  staged->target = NULL;
+  stage_clear (staged);
   return 0;
 }
 
 void
 ow_tb_stage_abort (OwTbStaged *staged)
 {
-  if (staged->tmp != NULL)
-    unlink (staged->tmp);
-  free (staged->tmp);
-  free (staged->target);
-  staged->tmp = NULL;
-  staged->target = NULL;
+  if (staged->tmp != NULL && staged->base != NULL)
+    unlinkat (staged->dirfd, staged->tmp, 0);
+  stage_clear (staged);
+}
+
+int
+ow_tb_unlink_in_root (const OwTbEnv *env, const char *abs, char **error)
+{
+  const char *base;
+  int dirfd = ow_tb_open_parent_in_root (env, abs, 0, &base, error);
+  int rc;
+
+  if (dirfd < 0)
+    return -1;
+  rc = unlinkat (dirfd, base, 0);
+  if (rc != 0 && errno != ENOENT)
+    *error = ow_tb_confinement_error ("delete", abs, errno);
+  else
+    rc = 0;
+  close (dirfd);
+  return rc;
 }
 
 /* ---- read_file ---- */
@@ -368,7 +385,16 @@ ow_tb_tool_read_file (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
   if (ow_tb_path_resolve (env, raw, OW_TB_ACCESS_READ, &path, out) != 0)
     return OW_TB_ERROR;
 
-  fd = open (path.abs, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  fd = ow_tb_open_in_root (env, path.abs, O_RDONLY | O_NONBLOCK, 0);
+  if (fd < 0 && (errno == EXDEV || errno == ELOOP))
+    {
+      char *msg = ow_tb_confinement_error ("read", raw, errno);
+
+      ow_tb_set_error (out, "%s", msg);
+      free (msg);
+      ow_tb_path_clear (&path);
+      return OW_TB_ERROR;
+    }
   if (fd < 0 && errno == ENOENT)
     {
       ow_tb_set_error (out, "not a file: %s", raw);
@@ -537,7 +563,7 @@ ow_tb_tool_write_file (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
       ow_tb_path_clear (&path);
       return OW_TB_ERROR;
     }
-  if (ow_tb_stage_write (path.abs, content, content_len, &staged, &error) != 0
+  if (ow_tb_stage_write (env, path.abs, content, content_len, &staged, &error) != 0
       || ow_tb_stage_commit (&staged, &error) != 0)
     {
       ow_tb_set_error (out, "%s", error);
@@ -800,7 +826,7 @@ ow_tb_tool_replace_in_file (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *o
       return OW_TB_ERROR;
     }
   ow_tb_buf_init (&text);
-  if (ow_tb_read_whole (path.abs, REPLACE_MAX_BYTES, &text, &error) != 0)
+  if (ow_tb_read_whole (env, path.abs, REPLACE_MAX_BYTES, &text, &error) != 0)
     {
       ow_tb_set_error (out, "%s: %s", raw, error);
       goto fail;
@@ -858,7 +884,7 @@ ow_tb_tool_replace_in_file (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *o
       }
     ow_tb_buf_append (&result, text.data + at, text.len - at);
   }
-  if (ow_tb_stage_write (path.abs, result.data, result.len, &staged, &error) != 0
+  if (ow_tb_stage_write (env, path.abs, result.data, result.len, &staged, &error) != 0
       || ow_tb_stage_commit (&staged, &error) != 0)
     {
       ow_tb_set_error (out, "%s", error);
@@ -899,21 +925,24 @@ typedef struct {
   int         cancelled; /* …because cancel_fd fired */
 } ListWalk;
 
+/* Walks the folder open at @fd (taken over and closed). Each subfolder is
+ * opened from its parent's descriptor with O_NOFOLLOW, so a folder
+ * swapped for a symlink mid-walk is not followed out of the root. */
 static void
-list_walk (ListWalk *w, const char *abs, const char *rel, int depth)
+list_walk (ListWalk *w, int fd, const char *rel, int depth)
 {
   DIR *dir;
   struct dirent *e;
 
-  if (depth > LIST_MAX_DEPTH || w->stopped)
-    return;
-  dir = opendir (abs);
-  if (dir == NULL)
-    return;
+  if (depth > LIST_MAX_DEPTH || w->stopped || (dir = fdopendir (fd)) == NULL)
+    {
+      close (fd);
+      return;
+    }
   while ((e = readdir (dir)) != NULL)
     {
       const char *name = e->d_name;
-      char *child_abs, *child_rel;
+      char *child_rel;
       int is_dir = 0, is_file = 0;
 
       if (strcmp (name, ".") == 0 || strcmp (name, "..") == 0)
@@ -928,7 +957,6 @@ list_walk (ListWalk *w, const char *abs, const char *rel, int depth)
           w->stopped = w->cancelled = 1;
           break;
         }
-      child_abs = ow_tb_strdup_printf ("%s/%s", strcmp (abs, "/") == 0 ? "" : abs, name);
       if (e->d_type == DT_DIR)
         is_dir = 1;
       else if (e->d_type == DT_REG)
@@ -939,9 +967,10 @@ list_walk (ListWalk *w, const char *abs, const char *rel, int depth)
 
           /* A link to a file is listed; a link to a folder is not walked
            * (it could lead out of the roots or round in a loop). */
-          if (e->d_type == DT_UNKNOWN && lstat (child_abs, &st) == 0 && S_ISDIR (st.st_mode))
+          if (e->d_type == DT_UNKNOWN && fstatat (dirfd (dir), name, &st, AT_SYMLINK_NOFOLLOW) == 0
+              && S_ISDIR (st.st_mode))
             is_dir = 1;
-          else if (stat (child_abs, &st) == 0 && S_ISREG (st.st_mode))
+          else if (fstatat (dirfd (dir), name, &st, 0) == 0 && S_ISREG (st.st_mode))
             is_file = 1;
         }
       if (is_dir || is_file)
@@ -950,7 +979,12 @@ list_walk (ListWalk *w, const char *abs, const char *rel, int depth)
       else
         child_rel = NULL;
       if (is_dir && w->recursive && !ow_tb_name_in_list (name, ow_tb_list_ignored_dirs))
-        list_walk (w, child_abs, child_rel, depth + 1);
+        {
+          int child = openat (dirfd (dir), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+          if (child >= 0)
+            list_walk (w, child, child_rel, depth + 1);
+        }
       else if (is_file && fnmatch (w->pattern, name, 0) == 0)
         {
           if (w->n_files == w->cap_files)
@@ -962,7 +996,6 @@ list_walk (ListWalk *w, const char *abs, const char *rel, int depth)
           child_rel = NULL;
         }
       free (child_rel);
-      free (child_abs);
     }
   closedir (dir);
 }
@@ -1017,7 +1050,20 @@ ow_tb_tool_list_files (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
   walk.pattern = pattern;
   walk.recursive = recursive;
   walk.cancel_fd = env->cancel_fd;
-  list_walk (&walk, path.abs, "", 0);
+  {
+    int fd = ow_tb_open_in_root (env, path.abs, O_RDONLY | O_DIRECTORY, 0);
+
+    if (fd < 0)
+      {
+        char *msg = ow_tb_confinement_error ("list", raw, errno);
+
+        ow_tb_set_error (out, "%s", msg);
+        free (msg);
+        ow_tb_path_clear (&path);
+        return OW_TB_ERROR;
+      }
+    list_walk (&walk, fd, "", 0);
+  }
   if (walk.cancelled)
     {
       for (size_t i = 0; i < walk.n_files; i++)

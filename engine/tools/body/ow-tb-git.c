@@ -8,6 +8,16 @@
  * rewrite the index, which a read-only tool must not do and which could
  * collide with the person's own git commands. Outputs are clipped to
  * 20,000 characters (the head: a diff reads top-down).
+ *
+ * A repository's own config and attributes can name programs for git to
+ * run (core.fsmonitor, a filter's clean command, an external diff, a
+ * textconv, gpg for signatures, ssh for a partial clone's lazy fetch).
+ * The folder is the agent's to write, so running those would hand the
+ * agent a way to run anything outside whatever guard wraps its shell,
+ * just by asking for git_status. Every such program is switched off on
+ * the command line (see git_safe_args), and the filters, which are keyed
+ * by names only the config knows, are listed first and each emptied
+ * through git's environment (see add_filter_overrides).
  */
 #include "ow-tb-private.h"
 
@@ -21,17 +31,163 @@ static const char *const git_env_set[] = {
   "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_PAGER=cat", "PAGER=cat", NULL,
 };
 
+/* Variables that name a program for git (or its helpers) to run, or that
+ * move where git finds its own sub-commands; the shell's environment may
+ * carry them, and none belongs in a read-only view. */
+static const char *const git_env_unset[] = {
+  "GIT_EXTERNAL_DIFF", "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS",
+  "SSH_ASKPASS", "GIT_PROXY_COMMAND", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+  "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", NULL,
+};
+
+/* Global options put before every git command here. Each one turns off a
+ * program the repository could otherwise make git run (git help config):
+ * - core.fsmonitor: a hook that status and diff ask about changed files;
+ * - core.hooksPath: no hook at all (none should run, but an index refresh
+ *   could fire post-index-change);
+ * - --no-pager and core.pager: no pager even if a terminal appears;
+ * - protocol.allow=never, core.sshCommand, core.askPass, credential.helper:
+ *   a partial clone fetches missing objects on demand during log or diff,
+ *   which would run ssh, a remote helper, an askpass or a credential
+ *   helper; a read-only view must not reach the network anyway;
+ * - log.showSignature: would run gpg.program (log also gets
+ *   --no-show-signature);
+ * diff itself gets --no-ext-diff and --no-textconv, which cover
+ * diff.external, GIT_EXTERNAL_DIFF and every diff.<driver>.command and
+ * diff.<driver>.textconv;
+ * - status.submoduleSummary, diff.submodule: would run git log in a
+ *   submodule, whose own config is not covered by the filter listing.
+ * core.alternateRefsCommand and uploadpack.packObjectsHook run only while
+ * fetching or serving a fetch, which protocol.allow=never rules out. */
+static const char *const git_safe_args[] = {
+  "--no-pager",
+  "-c", "core.fsmonitor=false",
+  "-c", "core.hooksPath=/dev/null",
+  "-c", "core.pager=cat",
+  "-c", "protocol.allow=never",
+  "-c", "core.sshCommand=",
+  "-c", "core.askPass=",
+  "-c", "credential.helper=",
+  "-c", "log.showSignature=false",
+  "-c", "status.submoduleSummary=false",
+  "-c", "diff.submodule=short",
+  NULL,
+};
+
+/* What each filter driver gets, so it runs nothing: an empty command is
+ * "no filter" to git, and a required filter without a command would make
+ * git fail instead of showing the file as it is. */
+static const char *const filter_overrides[] = {
+  "clean=", "smudge=", "process=", "required=false", NULL,
+};
+
+/* A growable argv. */
+typedef struct {
+  char  **items;  /* owned strings, NULL-terminated */
+  size_t  len;
+  size_t  cap;
+} GitArgv;
+
+static void
+git_argv_add (GitArgv *av, const char *arg)
+{
+  if (av->len + 2 > av->cap)
+    {
+      av->cap = av->cap == 0 ? 64 : av->cap * 2;
+      av->items = ow_tb_xrealloc (av->items, av->cap * sizeof *av->items);
+    }
+  av->items[av->len++] = ow_tb_xstrdup (arg);
+  av->items[av->len] = NULL;
+}
+
+static void
+git_argv_free (GitArgv *av)
+{
+  for (size_t i = 0; i < av->len; i++)
+    free (av->items[i]);
+  free (av->items);
+}
+
+static void
+git_argv_prefix (GitArgv *av)
+{
+  git_argv_add (av, "git");
+  for (size_t i = 0; git_safe_args[i] != NULL; i++)
+    git_argv_add (av, git_safe_args[i]);
+}
+
+/* Adds to @sets the environment that empties every filter driver the
+ * config of @spec's folder defines: GIT_CONFIG_COUNT with a
+ * GIT_CONFIG_KEY_n / GIT_CONFIG_VALUE_n pair per key. Not "-c": git splits
+ * "-c" at the first '=', and a driver may be named "x=y". Listing the
+ * config runs no program. Returns 0, or -1 when git could not be asked
+ * (the caller then refuses to run: a filter it does not know of could
+ * run). */
+static int
+add_filter_overrides (GitArgv *sets, OwTbProcSpec spec, OwTbProcResult *res)
+{
+  GitArgv list = { 0 };
+  size_t at = 0, n = 0;
+  char *count;
+
+  git_argv_prefix (&list);
+  git_argv_add (&list, "config");
+  git_argv_add (&list, "--null");
+  git_argv_add (&list, "--name-only");
+  git_argv_add (&list, "--get-regexp");
+  git_argv_add (&list, "^filter\\.");
+  spec.argv = (const char *const *) list.items;
+  if (ow_tb_proc_run (&spec, res) != 0 || res->cancelled || res->timed_out)
+    {
+      git_argv_free (&list);
+      return -1;
+    }
+  git_argv_free (&list);
+  /* 1 means no key matched; 128 is git failing to read its config, which
+   * the command itself will report. */
+  if (res->exit_code != 0)
+    return res->exit_code == 1 || res->exit_code == 128 ? 0 : -1;
+  while (at < res->out.len)
+    {
+      const char *name = res->out.data + at;
+      size_t len = strnlen (name, res->out.len - at);
+      const char *dot = len > 0 ? memrchr (name, '.', len) : NULL;
+
+      /* "filter.<driver>.<key>": the driver is all between the first and
+       * the last dot, and may itself hold dots. */
+      if (dot != NULL && (size_t) (dot - name) > strlen ("filter."))
+        for (size_t k = 0; filter_overrides[k] != NULL; k++, n++)
+          {
+            const char *eq = strchr (filter_overrides[k], '=');
+            char *key = ow_tb_strdup_printf ("GIT_CONFIG_KEY_%zu=%.*s.%.*s", n, (int) (dot - name),
+                                             name, (int) (eq - filter_overrides[k]),
+                                             filter_overrides[k]);
+            char *value = ow_tb_strdup_printf ("GIT_CONFIG_VALUE_%zu=%s", n, eq + 1);
+
+            git_argv_add (sets, key);
+            git_argv_add (sets, value);
+            free (key);
+            free (value);
+          }
+      at += len + 1;
+    }
+  count = ow_tb_strdup_printf ("GIT_CONFIG_COUNT=%zu", n);
+  git_argv_add (sets, count);
+  free (count);
+  return 0;
+}
+
 /* Runs git with @args (NULL-terminated, without "git"). Returns 0 when it
  * ran (whatever its exit code); otherwise writes the error into @out. */
 static int
 run_git (const OwTbEnv *env, const char *const *args, OwTbProcResult *res, OwTbBuf *out,
          OwTbStatus *status)
 {
-  const char *argv[32];
-  size_t argc = 0;
+  GitArgv argv = { 0 }, sets = { 0 };
   char **envp;
   OwTbProcSpec spec;
   char scratch[128];
+  int ran;
 
   ow_tb_proc_result_init (res);
   if (env->n_roots == 0)
@@ -40,14 +196,9 @@ run_git (const OwTbEnv *env, const char *const *args, OwTbProcResult *res, OwTbB
       *status = OW_TB_ERROR;
       return -1;
     }
-  argv[argc++] = "git";
-  for (size_t i = 0; args[i] != NULL && argc < 31; i++)
-    argv[argc++] = args[i];
-  argv[argc] = NULL;
   envp = ow_tb_env_build (env->shell != NULL ? ow_tb_shell_envp (env->shell) : NULL, git_env_set,
-                          NULL);
+                          git_env_unset);
   memset (&spec, 0, sizeof spec);
-  spec.argv = argv;
   spec.cwd = env->roots[0].path;
   spec.envp = (const char *const *) envp;
   spec.timeout_ms = GIT_TIMEOUT_MS;
@@ -55,7 +206,46 @@ run_git (const OwTbEnv *env, const char *const *args, OwTbProcResult *res, OwTbB
   /* Enough bytes for OW_TB_OUTPUT_LIMIT characters of any UTF-8. */
   spec.max_stdout = OW_TB_OUTPUT_LIMIT * 4;
   spec.max_stderr = OW_TB_OUTPUT_LIMIT * 4;
-  if (ow_tb_proc_run (&spec, res) != 0)
+  for (size_t i = 0; git_env_set[i] != NULL; i++)
+    git_argv_add (&sets, git_env_set[i]);
+  /* Whatever kept git from listing the filters, the command does not run
+   * without their overrides. */
+  if (add_filter_overrides (&sets, spec, res) != 0)
+    {
+      git_argv_free (&sets);
+      ow_tb_env_free (envp);
+      *status = OW_TB_ERROR;
+      if (res->not_found)
+        ow_tb_set_error (out, "git is not installed (no git on PATH)");
+      else if (res->spawn_errno != 0)
+        ow_tb_set_error (out, "cannot run git: %s",
+                         ow_tb_strerror (res->spawn_errno, scratch, sizeof scratch));
+      else if (res->cancelled)
+        {
+          ow_tb_set_error (out, "interrupted by user");
+          *status = OW_TB_INTERRUPTED;
+        }
+      else if (res->timed_out)
+        ow_tb_set_error (out, "git did not finish within %d seconds", GIT_TIMEOUT_MS / 1000);
+      else
+        ow_tb_set_error (out, "cannot read the repository's git config to switch off its filters "
+                              "(git config exited with %d); git was not run", res->exit_code);
+      return -1;
+    }
+  ow_tb_proc_result_clear (res);
+  ow_tb_proc_result_init (res);
+  ow_tb_env_free (envp);
+  envp = ow_tb_env_build (env->shell != NULL ? ow_tb_shell_envp (env->shell) : NULL,
+                          (const char *const *) sets.items, git_env_unset);
+  git_argv_free (&sets);
+  spec.envp = (const char *const *) envp;
+  git_argv_prefix (&argv);
+  for (size_t i = 0; args[i] != NULL; i++)
+    git_argv_add (&argv, args[i]);
+  spec.argv = (const char *const *) argv.items;
+  ran = ow_tb_proc_run (&spec, res);
+  git_argv_free (&argv);
+  if (ran != 0)
     {
       if (res->not_found)
         ow_tb_set_error (out, "git is not installed (no git on PATH)");
@@ -154,7 +344,10 @@ pathspec (const OwTbEnv *env, const OwTbJson *args, char **spec, OwTbBuf *out, O
 OwTbStatus
 ow_tb_tool_git_status (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
 {
-  static const char *const argv[] = { "status", "--short", "--branch", NULL };
+  /* "dirty" still shows a submodule's new commits but never runs git
+   * inside it, where its own config could name programs. */
+  static const char *const argv[] = { "status", "--short", "--branch", "--ignore-submodules=dirty",
+                                      NULL };
   OwTbProcResult res;
   OwTbStatus status;
 
@@ -171,7 +364,7 @@ ow_tb_tool_git_status (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
 OwTbStatus
 ow_tb_tool_git_diff (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
 {
-  const char *argv[8];
+  const char *argv[10];
   size_t argc = 0;
   int staged;
   char *spec;
@@ -186,6 +379,9 @@ ow_tb_tool_git_diff (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
   ow_tb_buf_init (&command);
   ow_tb_buf_puts (&command, "git diff");
   argv[argc++] = "diff";
+  argv[argc++] = "--no-ext-diff";
+  argv[argc++] = "--no-textconv";
+  argv[argc++] = "--ignore-submodules=dirty";
   if (staged)
     {
       argv[argc++] = "--staged";
@@ -209,7 +405,7 @@ ow_tb_tool_git_diff (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
 OwTbStatus
 ow_tb_tool_git_log (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
 {
-  const char *argv[12];
+  const char *argv[13];
   size_t argc = 0;
   long long max;
   char count_arg[32];
@@ -234,6 +430,7 @@ ow_tb_tool_git_log (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
   argv[argc++] = env->roots[0].path;
   argv[argc++] = "log";
   argv[argc++] = count_arg;
+  argv[argc++] = "--no-show-signature";
   /* Fields are separated by U+001F, which no name or subject contains. */
   argv[argc++] = "--pretty=format:%h%x1f%an%x1f%ad%x1f%s";
   argv[argc++] = "--date=short";

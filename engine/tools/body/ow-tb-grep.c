@@ -326,6 +326,7 @@ typedef struct {
   int         cancelled;  /* …and it did */
   size_t      files_seen; /* for checking cancel_fd now and then */
   Matches    *matches;   /* where results go (borrowed) */
+  const OwTbEnv *env;    /* the roots files are opened below (borrowed) */
 } Walk;
 
 static int
@@ -348,7 +349,7 @@ search_file (Walk *w, const char *abs)
   long line = 0;
 
   ow_tb_buf_init (&text);
-  if (ow_tb_read_whole (abs, GREP_MAX_FILE_BYTES, &text, &error) != 0)
+  if (ow_tb_read_whole (w->env, abs, GREP_MAX_FILE_BYTES, &text, &error) != 0)
     {
       free (error);
       ow_tb_buf_free (&text);
@@ -676,6 +677,7 @@ ow_tb_tool_grep (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
           return OW_TB_ERROR;
         }
       memset (&w, 0, sizeof w);
+      w.env = env;
       rc = regcomp (&w.re, translated, REG_EXTENDED | REG_NOSUB | (icase ? REG_ICASE : 0));
       free (translated);
       if (rc != 0)
@@ -744,7 +746,7 @@ ow_tb_tool_grep (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
               starts = NULL;
               n_lines = 0;
               loaded = it->abs;
-              if (ow_tb_read_whole (it->abs, GREP_MAX_FILE_BYTES, &file_text, &error) == 0)
+              if (ow_tb_read_whole (env, it->abs, GREP_MAX_FILE_BYTES, &file_text, &error) == 0)
                 {
                   size_t cap = 64;
 

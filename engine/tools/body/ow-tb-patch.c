@@ -631,7 +631,7 @@ vfile_get (Patch *p, const OwTbEnv *env, const char *abs, const char *raw, char 
           *error = ow_tb_strdup_printf ("%s exists and is not a regular file", raw);
           return -1;
         }
-      if (ow_tb_read_whole (abs, PATCH_MAX_FILE_BYTES, &f->content, error) != 0)
+      if (ow_tb_read_whole (env, abs, PATCH_MAX_FILE_BYTES, &f->content, error) != 0)
         {
           char *inner = *error;
           *error = ow_tb_strdup_printf ("%s: %s", raw, inner);
@@ -760,18 +760,17 @@ fail:
 /* Stages every new content, then renames all, then deletes. *partial is
  * set when an error came after some file was already changed. */
 static char *
-commit (Patch *p, int *partial)
+commit (const OwTbEnv *env, Patch *p, int *partial)
 {
   OwTbStaged *staged = ow_tb_xcalloc (p->n_files, sizeof *staged);
   char *error = NULL;
-  char scratch[128];
 
   for (size_t i = 0; i < p->n_files; i++)
     {
       VFile *f = &p->files[i];
 
       if (f->dirty && f->exists
-          && ow_tb_stage_write (f->abs, f->content.data, f->content.len, &staged[i], &error) != 0)
+          && ow_tb_stage_write (env, f->abs, f->content.data, f->content.len, &staged[i], &error) != 0)
         {
           for (size_t k = 0; k < i; k++)
             ow_tb_stage_abort (&staged[k]);
@@ -795,9 +794,8 @@ commit (Patch *p, int *partial)
     {
       VFile *f = &p->files[i];
 
-      if (f->dirty && !f->exists && f->on_disk && unlink (f->abs) != 0 && errno != ENOENT)
-        return ow_tb_strdup_printf ("cannot delete %s: %s", f->display,
-                                    ow_tb_strerror (errno, scratch, sizeof scratch));
+      if (f->dirty && !f->exists && f->on_disk && ow_tb_unlink_in_root (env, f->abs, &error) != 0)
+        return error;
     }
   return NULL;
 }
@@ -836,7 +834,7 @@ ow_tb_tool_apply_patch (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
       return OW_TB_ERROR;
     }
   if (error == NULL)
-    error = commit (&patch, &partial);
+    error = commit (env, &patch, &partial);
   if (error != NULL)
     {
       ow_tb_set_error (out, partial ? "apply_patch failed part-way; some files were already "

@@ -12,15 +12,35 @@
  * prefix can be resolved, so the tail of a new file's path is appended
  * as written (minus "." and ".."). This is the same answer realpath gives
  * for existing paths, extended to paths that do not exist yet.
+ *
+ * A check on a path name is only good until the name changes: swap a
+ * folder for a symlink to somewhere else between the check and the open,
+ * and the open lands outside. So the file tools never open the name they
+ * checked: they open a descriptor of the root and walk the canonical
+ * path below it with openat2 (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
+ * RESOLVE_NO_MAGICLINKS), in which the kernel itself refuses to leave the
+ * root or follow any link. The canonical path already went through every
+ * symlink that was there when it was checked (an in-root link works as
+ * it always did), so a link met now was put there since and is refused.
+ * Where the kernel has no openat2 (before Linux 5.6) the same walk is made
+ * one component at a time with O_NOFOLLOW, which gives the same answer.
  */
 #include "ow-tb-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#if defined(__linux__) && defined(__has_include)
+#if __has_include(<linux/openat2.h>)
+#include <linux/openat2.h>
+#define HAVE_OPENAT2_H 1
+#endif
+#endif
 
 /* Linux gives up after 40 links in one lookup; so do we. */
 #define MAX_SYMLINKS 40
@@ -262,4 +282,230 @@ ow_tb_path_resolve (const OwTbEnv *env, const char *raw, OwTbAccess access,
     }
   path->display = ow_tb_path_display (env, path->abs);
   return 0;
+}
+
+/* ---- opening below a root ---- */
+
+/* Set once the kernel said it has no openat2, so later opens go straight
+ * to the component walk. */
+static int no_openat2;
+
+/* openat2 (@dirfd, @rel) confined below @dirfd; -1 with errno ENOSYS where
+ * the kernel (or these headers) have none. */
+static int
+openat2_beneath (int dirfd, const char *rel, int flags, mode_t mode)
+{
+#if defined(HAVE_OPENAT2_H) && defined(SYS_openat2)
+  struct open_how how;
+
+  memset (&how, 0, sizeof how);
+  how.flags = (unsigned long long) (flags | O_CLOEXEC);
+  /* openat2 refuses a mode without O_CREAT. */
+  how.mode = (flags & O_CREAT) != 0 ? mode : 0;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  return (int) syscall (SYS_openat2, dirfd, rel, &how, sizeof how);
+#else
+  (void) dirfd;
+  (void) rel;
+  (void) flags;
+  (void) mode;
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+/* The fallback: one component at a time, never following a link and
+ * never going up. */
+static int
+walk_beneath (int dirfd, const char *rel, int flags, mode_t mode)
+{
+  char *copy = ow_tb_xstrdup (rel);
+  char *name = copy, *slash;
+  int cur = dirfd, fd;
+
+  while ((slash = strchr (name, '/')) != NULL)
+    {
+      int next;
+
+      *slash = '\0';
+      if (strcmp (name, "..") == 0)
+        {
+          errno = EXDEV;
+          next = -1;
+        }
+      else if (name[0] == '\0' || strcmp (name, ".") == 0)
+        {
+          name = slash + 1;
+          continue;
+        }
+      else
+        next = openat (cur, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (cur != dirfd)
+        {
+          int saved = errno;
+          close (cur);
+          errno = saved;
+        }
+      if (next < 0)
+        {
+          free (copy);
+          return -1;
+        }
+      cur = next;
+      name = slash + 1;
+    }
+  if (strcmp (name, "..") == 0)
+    {
+      errno = EXDEV;
+      fd = -1;
+    }
+  else
+    fd = openat (cur, name[0] != '\0' ? name : ".", flags | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (cur != dirfd)
+    {
+      int saved = errno;
+      close (cur);
+      errno = saved;
+    }
+  free (copy);
+  return fd;
+}
+
+static int
+open_beneath (int dirfd, const char *rel, int flags, mode_t mode)
+{
+  if (!__atomic_load_n (&no_openat2, __ATOMIC_RELAXED))
+    {
+      int fd = openat2_beneath (dirfd, rel, flags, mode);
+
+      if (fd >= 0 || (errno != ENOSYS && errno != E2BIG))
+        return fd;
+      __atomic_store_n (&no_openat2, 1, __ATOMIC_RELAXED);
+    }
+  return walk_beneath (dirfd, rel, flags, mode);
+}
+
+/* A descriptor of the root holding canonical @abs, and in *rel the rest
+ * of @abs below it ("" for the root itself). -1 with errno EXDEV when no
+ * root holds it. */
+static int
+open_root_of (const OwTbEnv *env, const char *abs, const char **rel)
+{
+  const OwTbRoot *root = ow_tb_path_root (env, abs);
+  char *canonical;
+  size_t n;
+  int fd;
+
+  if (root == NULL)
+    {
+      errno = EXDEV;
+      return -1;
+    }
+  canonical = root_canonical (root);
+  n = strlen (canonical);
+  *rel = abs + (n == 1 ? 1 : n);
+  while (**rel == '/')
+    (*rel)++;
+  fd = open (canonical, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  free (canonical);
+  return fd;
+}
+
+int
+ow_tb_open_in_root (const OwTbEnv *env, const char *abs, int flags, mode_t mode)
+{
+  const char *rel;
+  int root = open_root_of (env, abs, &rel);
+  int fd, saved;
+
+  if (root < 0)
+    return -1;
+  fd = open_beneath (root, rel[0] != '\0' ? rel : ".", flags, mode);
+  saved = errno;
+  close (root);
+  errno = saved;
+  return fd;
+}
+
+char *
+ow_tb_confinement_error (const char *what, const char *name, int errnum)
+{
+  char scratch[128];
+
+  if (errnum == EXDEV || errnum == ELOOP)
+    return ow_tb_strdup_printf ("cannot %s %s: the path changed after it was checked (a folder on the "
+                                "way is now a symbolic link, or leads outside the session's folders); "
+                                "nothing was done. Use the real path instead of the link.",
+                                what, name);
+  return ow_tb_strdup_printf ("cannot %s %s: %s", what, name,
+                              ow_tb_strerror (errnum, scratch, sizeof scratch));
+}
+
+int
+ow_tb_open_parent_in_root (const OwTbEnv *env, const char *abs, int create, const char **base,
+                           char **error)
+{
+  const char *rel;
+  const char *last = strrchr (abs, '/');
+  int cur = open_root_of (env, abs, &rel);
+  size_t at = 0, end;
+
+  *base = last != NULL ? last + 1 : abs;
+  if (cur < 0)
+    {
+      *error = ow_tb_confinement_error ("write", abs, errno);
+      return -1;
+    }
+  if (rel[0] == '\0')
+    {
+      *error = ow_tb_strdup_printf ("cannot write %s: it is a folder", abs);
+      close (cur);
+      return -1;
+    }
+  /* Only the folders above the last component are walked. */
+  end = (size_t) (*base - rel);
+  while (at < end)
+    {
+      size_t len = 0;
+      char *name;
+      int next;
+
+      while (at + len < end && rel[at + len] != '/')
+        len++;
+      name = ow_tb_xstrndup (rel + at, len);
+      next = open_beneath (cur, name, O_PATH | O_DIRECTORY, 0);
+      if (next < 0 && errno == ENOENT && create)
+        {
+          if (mkdirat (cur, name, 0777) != 0 && errno != EEXIST)
+            {
+              *error = ow_tb_strdup_printf ("cannot create folder %.*s: %s",
+                                            (int) (rel + at + len - abs), abs, strerror (errno));
+              free (name);
+              close (cur);
+              return -1;
+            }
+          next = open_beneath (cur, name, O_PATH | O_DIRECTORY, 0);
+        }
+      if (next < 0)
+        {
+          struct stat st;
+
+          /* Without openat2 a link met on the way reads as "not a folder". */
+          if (errno == ENOTDIR && fstatat (cur, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK (st.st_mode))
+            errno = ELOOP;
+          if (errno == ENOTDIR)
+            *error = ow_tb_strdup_printf ("cannot create folder %.*s: a file of that name exists",
+                                          (int) (rel + at + len - abs), abs);
+          else
+            *error = ow_tb_confinement_error ("write", abs, errno);
+          free (name);
+          close (cur);
+          return -1;
+        }
+      free (name);
+      close (cur);
+      cur = next;
+      at += len + 1;
+    }
+  return cur;
 }

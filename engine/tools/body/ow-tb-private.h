@@ -120,25 +120,50 @@ char *ow_tb_path_display     (const OwTbEnv *env, const char *abs);
 const OwTbRoot *ow_tb_path_root (const OwTbEnv *env, const char *abs);
 /* 1 when @name is one of the NULL-terminated @list. */
 int   ow_tb_name_in_list     (const char *name, const char *const *list);
+/* Opens canonical @abs, which lies in one of @env's roots, from a
+ * descriptor of that root, never leaving it and following no symlink (see
+ * ow-tb-paths.c), so a folder swapped for a link after the check cannot
+ * redirect the open. Returns a descriptor, or -1 with errno (EXDEV or
+ * ELOOP when the path changed since it was checked). */
+int   ow_tb_open_in_root     (const OwTbEnv *env, const char *abs, int flags, mode_t mode);
+/* Opens the folder holding canonical @abs the same way (an O_PATH
+ * descriptor for the *at calls), creating the missing folders on the way
+ * when @create. *@base points into @abs at the last component. -1 with a
+ * sentence in *error (owned by the caller). */
+int   ow_tb_open_parent_in_root (const OwTbEnv *env, const char *abs, int create,
+                                 const char **base, char **error);
+/* The sentence for a failed confined @what ("read", "write") of @name. */
+char *ow_tb_confinement_error (const char *what, const char *name, int errnum);
 
 /* ---- files (ow-tb-files.c) ---- */
 
 /* Reads a whole regular file into @into (replacing its contents). Files
- * larger than @max bytes are refused. On failure returns -1 with a
+ * larger than @max bytes are refused. @abs is canonical and opened below
+ * its root in @env (ow_tb_open_in_root). On failure returns -1 with a
  * sentence in *error (owned by the caller). */
-int  ow_tb_read_whole    (const char *abs, size_t max, OwTbBuf *into, char **error);
+int  ow_tb_read_whole    (const OwTbEnv *env, const char *abs, size_t max, OwTbBuf *into,
+                          char **error);
 /* 1 when @data looks binary: a NUL byte in the first 8 KiB, or not UTF-8. */
 int  ow_tb_is_binary     (const char *data, size_t len);
 
 /* A file written to a temporary sibling, waiting to be renamed in place:
  * lets apply_patch stage every file before it changes any. */
 typedef struct {
-  char *target;   /* where the content belongs (owned) */
-  char *tmp;      /* the staged temporary file, or NULL once committed (owned) */
+  char *target;   /* where the content belongs, for messages (owned) */
+  char *base;     /* its name in dirfd (owned) */
+  char *tmp;      /* the staged temporary file's name in dirfd, or NULL once committed (owned) */
+  int   dirfd;    /* the folder both are in, opened below the root; -1 when none */
 } OwTbStaged;
 
-int  ow_tb_stage_write   (const char *abs, const char *data, size_t len,
+/* Stages @data for canonical @abs, in its folder opened below its root
+ * (missing folders created the same way). A file with other hard links is
+ * refused: replacing it would leave the other names (which may be outside
+ * the session's folders) with the old content, and a write through it
+ * would reach them. */
+int  ow_tb_stage_write   (const OwTbEnv *env, const char *abs, const char *data, size_t len,
                           OwTbStaged *staged, char **error);
+/* Deletes canonical @abs from its folder opened below its root. */
+int  ow_tb_unlink_in_root (const OwTbEnv *env, const char *abs, char **error);
 int  ow_tb_stage_commit  (OwTbStaged *staged, char **error);
 void ow_tb_stage_abort   (OwTbStaged *staged);
 
