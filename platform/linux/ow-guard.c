@@ -112,34 +112,40 @@ under (const char *path, const char *dir)
   return strncmp (path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-/* The git folder a `.git` file points at ("gitdir: …"), resolved against
- * @root; NULL when the file says something else. */
+/* The folder a small pointer file names, resolved against @dir: a `.git`
+ * file says "gitdir: PATH", a worktree's commondir holds PATH alone
+ * (@prefix NULL). NULL when the file is missing or says something else. */
 static char *
-gitdir_from_file (const char *root, const char *dotgit)
+read_pointer_file (const char *dir, const char *file, const char *prefix)
 {
-  char buf[4096], joined[8192], *line, *resolved;
+  char buf[4096], joined[8192], *line;
   ssize_t n;
-  int fd = open (dotgit, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  int fd = open (file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
   if (fd < 0)
     return NULL;
   n = read (fd, buf, sizeof buf - 1);
   close (fd);
-  if (n <= 8)
+  if (n <= 0)
     return NULL;
   buf[n] = '\0';
-  if (strncmp (buf, "gitdir:", 7) != 0)
-    return NULL;
-  line = buf + 7;
-  while (*line == ' ' || *line == '\t')
-    line++;
+  line = buf;
+  if (prefix != NULL)
+    {
+      if (strncmp (buf, prefix, strlen (prefix)) != 0)
+        return NULL;
+      line += strlen (prefix);
+      while (*line == ' ' || *line == '\t')
+        line++;
+    }
   line[strcspn (line, "\r\n")] = '\0';
+  if (line[0] == '\0')
+    return NULL;
   if (line[0] == '/')
     snprintf (joined, sizeof joined, "%s", line);
   else
-    snprintf (joined, sizeof joined, "%s/%s", root, line);
-  resolved = realpath (joined, NULL);
-  return resolved;
+    snprintf (joined, sizeof joined, "%s/%s", dir, line);
+  return realpath (joined, NULL);
 }
 
 /* Protects one git folder: the folder itself becomes a mount point, its
@@ -170,31 +176,8 @@ protect_git_dir (OwGuard *guard, const char *gitdir, int depth)
     }
   snprintf (path, sizeof path, "%s/commondir", gitdir);
   {
-    char *common = gitdir_from_file (gitdir, path);
+    char *common = read_pointer_file (gitdir, path, NULL);
 
-    if (common == NULL)
-      {
-        /* commondir holds a bare path, not "gitdir: …". */
-        char buf[4096], joined[8192];
-        int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-
-        if (fd >= 0)
-          {
-            ssize_t n = read (fd, buf, sizeof buf - 1);
-
-            close (fd);
-            if (n > 0)
-              {
-                buf[n] = '\0';
-                buf[strcspn (buf, "\r\n")] = '\0';
-                if (buf[0] == '/')
-                  snprintf (joined, sizeof joined, "%s", buf);
-                else
-                  snprintf (joined, sizeof joined, "%s/%s", gitdir, buf);
-                common = realpath (joined, NULL);
-              }
-          }
-      }
     if (common != NULL)
       protect_git_dir (guard, common, depth + 1);
     free (common);
@@ -214,7 +197,7 @@ protect_root (OwGuard *guard, const char *root, const char *const *names)
         protect_git_dir (guard, path, 0);
       else if (S_ISREG (st.st_mode))
         {
-          char *gitdir = gitdir_from_file (root, path);
+          char *gitdir = read_pointer_file (root, path, "gitdir:");
 
           /* The pointer file itself, so it cannot be aimed elsewhere. */
           list_add (&guard->ro_binds, path);
