@@ -161,8 +161,9 @@ floors_for_guard (OwSessionSandbox *self, const OwSessionSandboxOptions *options
 
 /* Direct sessions: every command in the guard. Hidden: OpenWorker's own
  * folders (database, audit trail, token, sockets, config with its sealed
- * secrets), the keyring and its sockets, the session bus (the Secret
- * Service answers there), and the credential folders. */
+ * secrets), the keyring, the runtime folder with the session bus (the
+ * Secret Service answers there) and the user's daemons, the system's
+ * service manager, and the credential folders. */
 static void
 guard_direct (OwSessionSandbox *self, const OwSessionSandboxOptions *options)
 {
@@ -176,12 +177,16 @@ guard_direct (OwSessionSandbox *self, const OwSessionSandboxOptions *options)
   g_ptr_array_add (hidden, g_strdup (self->paths->state_dir));
   g_ptr_array_add (hidden, g_strdup (self->paths->runtime_dir));
   g_ptr_array_add (hidden, g_build_filename (g_get_user_data_dir (), "keyrings", NULL));
+  /* The whole runtime folder: besides the keyring, the session bus and
+   * OpenWorker's own sockets it holds the user's service manager
+   * (systemd/private), the SSH and GPG agents and other daemons' doors,
+   * each of which would run a command outside the guard. */
   if (runtime != NULL && runtime[0] == '/')
-    {
-      g_ptr_array_add (hidden, g_build_filename (runtime, "keyring", NULL));
-      g_ptr_array_add (hidden, g_build_filename (runtime, "bus", NULL));
-      g_ptr_array_add (hidden, g_build_filename (runtime, "gnupg", NULL));
-    }
+    g_ptr_array_add (hidden, g_strdup (runtime));
+  /* The system's service manager and bus: as root they start a unit
+   * anywhere (systemd-run), which is outside the guard. */
+  g_ptr_array_add (hidden, g_strdup ("/run/systemd/private"));
+  g_ptr_array_add (hidden, g_strdup ("/run/dbus/system_bus_socket"));
   for (guint i = 0; options->credential_paths != NULL && options->credential_paths[i] != NULL; i++)
     g_ptr_array_add (hidden, g_strdup (options->credential_paths[i]));
   floors_for_guard (self, options, hidden, readonly);

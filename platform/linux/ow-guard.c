@@ -406,9 +406,9 @@ ow_guard_new (const OwGuardSpec *spec, char *err, size_t err_size)
       for (size_t i = 0; i < guard->writable.n; i++)
         if (under (guard->writable.items[i], "/tmp") && guard->tmp_rebinds.n < MAX_TMP_REBINDS)
           list_add (&guard->tmp_rebinds, guard->writable.items[i]);
-      /* X clients reach the display through its socket folder. */
-      if (stat ("/tmp/.X11-unix", &st) == 0 && S_ISDIR (st.st_mode))
-        list_add (&guard->tmp_rebinds, "/tmp/.X11-unix");
+      /* The X display's sockets (/tmp/.X11-unix) stay out: a client of
+       * the person's display can type into the person's terminal, which
+       * is outside the guard. (Landlock scopes the abstract X socket.) */
       list_add (&guard->writable, "/tmp");
     }
 
@@ -427,6 +427,15 @@ ow_guard_new (const OwGuardSpec *spec, char *err, size_t err_size)
         }
       if (stat (path, &st) != 0)
         continue;
+      /* A folder holding one of the session's own folders stays: masking it
+       * would take the session's folder away (the parser still guards it). */
+      {
+        int holds_root = 0;
+        for (size_t j = 0; j < guard->writable.n && !holds_root; j++)
+          holds_root = under (guard->writable.items[j], path);
+        if (holds_root)
+          continue;
+      }
       list_add (S_ISDIR (st.st_mode) ? &guard->hide_dirs : &guard->hide_files, path);
     }
   /* The engine's own /proc entry: its environment and memory hold the
