@@ -225,8 +225,15 @@ static void
 resume (Live *live)
 {
   g_autoptr(GError) error = NULL;
+  g_autoptr(OwSessionRow) row = NULL;
 
   if (!live->parked || live->turn != NULL)
+    return;
+  /* A command-line run waits on its asks in its own process, which may
+   * still be running; stopped, it says so in its record and is not taken
+   * up by another process. */
+  row = ow_store_session_get (ow_context_get_store (live->host->ctx), ow_session_get_id (live->session), NULL);
+  if (row != NULL && g_strcmp0 (row->origin, "cli") == 0)
     return;
   live->parked = FALSE;
   if (!start_turn (live, NULL, NULL, &error))

@@ -258,22 +258,34 @@ ow_inbox_add (OwInbox *self, const char *session_id, const char *call_id, const 
   return ow_inbox_get (self, id, error);
 }
 
+/* Runs an UPDATE of three text parameters: the rows it changed, or -1
+ * with @error. */
+static int
+update (OwInbox *self, const char *sql, const char *p1, const char *p2, const char *p3, GError **error)
+{
+  OwDb *db = inbox_db (self, error);
+  sqlite3_stmt *stmt = db == NULL ? NULL : ow_db_prepare (db, sql, error);
+
+  if (stmt == NULL)
+    return -1;
+  bind_text (stmt, 1, p1);
+  bind_text (stmt, 2, p2);
+  bind_text (stmt, 3, p3);
+  if (!ow_db_step_done (db, stmt, error))
+    return -1;
+  return sqlite3_changes (ow_db_handle (db));
+}
+
 gboolean
 ow_inbox_resolve (OwInbox *self, const char *id, const char *resolution, const char *resolved_by, GError **error)
 {
-  OwDb *db = inbox_db (self, error);
-  sqlite3_stmt *stmt = db == NULL ? NULL : ow_db_prepare (db,
-    "UPDATE inbox_items SET state = 'resolved', resolution = ?2, resolved_by = ?3,"
-    " resolved_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1 AND state = 'pending'", error);
+  int changed = update (self, "UPDATE inbox_items SET state = 'resolved', resolution = ?2, resolved_by = ?3,"
+                        " resolved_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1 AND state = 'pending'",
+                        id, resolution, resolved_by, error);
 
-  if (stmt == NULL)
+  if (changed < 0)
     return FALSE;
-  bind_text (stmt, 1, id);
-  bind_text (stmt, 2, resolution);
-  bind_text (stmt, 3, resolved_by);
-  if (!ow_db_step_done (db, stmt, error))
-    return FALSE;
-  if (sqlite3_changes (ow_db_handle (db)) == 0)
+  if (changed == 0)
     {
       g_autoptr(OwInboxItem) item = ow_inbox_get (self, id, NULL);
       if (item == NULL)
@@ -322,24 +334,16 @@ static gboolean
 set_execution (OwInbox *self, const char *session_id, const char *call_id, gboolean from_started, const char *to,
                gboolean *exists, GError **error)
 {
-  OwDb *db = inbox_db (self, error);
-  sqlite3_stmt *stmt = db == NULL ? NULL : ow_db_prepare (db, !from_started
+  int changed = update (self, !from_started
     ? "UPDATE inbox_items SET execution = ?3 WHERE session_id = ?1 AND call_id = ?2 AND execution IS NULL"
     : "UPDATE inbox_items SET execution = ?3 WHERE session_id = ?1 AND call_id = ?2"
-      " AND (execution IS NULL OR execution = 'started')", error);
+      " AND (execution IS NULL OR execution = 'started')", session_id, call_id, to, error);
   g_autoptr(OwInboxItem) item = NULL;
   g_autoptr(GError) local = NULL;
 
-  *exists = FALSE;
-  if (stmt == NULL)
-    return FALSE;
-  bind_text (stmt, 1, session_id);
-  bind_text (stmt, 2, call_id);
-  bind_text (stmt, 3, to);
-  if (!ow_db_step_done (db, stmt, error))
-    return FALSE;
-  if (sqlite3_changes (ow_db_handle (db)) > 0)
-    return *exists = TRUE;
+  *exists = changed > 0;
+  if (changed != 0)
+    return changed > 0;
   item = ow_inbox_find (self, session_id, call_id, &local);
   if (local != NULL)
     {
