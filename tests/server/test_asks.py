@@ -116,6 +116,23 @@ class ParkedQuestion(AsksTestCase):
     def test_after_kill9(self):
         self.survives("kill9")
 
+    def test_the_persons_stop_withdraws_it(self):
+        """The counterpart of the above: stopping the turn oneself does
+        withdraw the ask, and a restart then takes nothing up."""
+        item = self.park("question_requested")
+        r = self.wsc(f"/ws/session/{self.sid}", send=[{"on": {"type": "ready"}, "frame": {"type": "interrupt"}}],
+                     until={"type": "turn_done"}, timeout_ms=30000)
+        self.assertFalse(r["timed_out"], [f["type"] for f in r["frames"]])
+        [it] = self.items()
+        self.assertEqual((it["id"], it["state"], it["resolved_by"]), (item["id"], "resolved", "interrupted"))
+        self.restart("sigterm")
+        self.assertError(self.api(f"/v1/inbox/{item['id']}/resolve", method="POST", body={"resolution": "blue"}),
+                         409, "already answered")
+        msgs = self.api(f"/v1/sessions/{self.sid}/messages").json["messages"]
+        [result] = [m for m in msgs if m["role"] == "tool" and m.get("tool_call_id") == "q1"]
+        self.assertIn("interrupted", result["content"])
+        self.assertEqual(len(self.chat_requests()), 1)
+
 
 class ParkedApproval(AsksTestCase):
     script = {"turns": [write_turn("parked.txt", "approved once", cid="w1"), text_turn("Written.")]}
