@@ -32,8 +32,12 @@ function finish(ws) {
   finished = true;
   clearTimeout(timer);
   try { ws.terminate(); } catch (e) { /* gone */ }
-  // A pipe is written asynchronously: exit once it is flushed.
-  Promise.all(fetches).then(() => process.stdout.write(JSON.stringify(out), () => process.exit(0)));
+  // A pipe is written asynchronously: exit once it is flushed. What the
+  // connection does after this (its error and close events as it is torn
+  // down) is not part of the result; a GET still under way is awaited.
+  const write = () => process.stdout.write(JSON.stringify(out), () => process.exit(0));
+  if (fetches.length === 0) write();
+  else Promise.all(fetches).then(write);
 }
 
 // What a client that reacts to a frame at once finds over HTTP.
@@ -88,5 +92,5 @@ ws.on('message', (data) => {
   fire(frame);
 });
 ws.on('unexpected-response', (req, res) => { out.error = `unexpected-response ${res.statusCode}`; finish(ws); });
-ws.on('error', (e) => { out.error = String(e.message); });
-ws.on('close', (code, reason) => { out.close = { code, reason: reason.toString() }; finish(ws); });
+ws.on('error', (e) => { if (!finished) out.error = String(e.message); });
+ws.on('close', (code, reason) => { if (!finished) out.close = { code, reason: reason.toString() }; finish(ws); });
