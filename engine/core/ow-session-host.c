@@ -219,21 +219,25 @@ recover (Live *live)
   g_free (ev.type);
 }
 
+/* A command-line run waits on its asks in its own process, which may
+ * still be running; stopped, it says so in its record and is not taken up
+ * (nor loaded, which repairs a history) by another process. */
+static gboolean
+may_take_up (OwSessionHost *self, const char *session_id)
+{
+  g_autoptr(OwSessionRow) row = ow_store_session_get (ow_context_get_store (self->ctx), session_id, NULL);
+
+  return row != NULL && g_strcmp0 (row->origin, "cli") != 0;
+}
+
 /* Takes up a parked turn: its calls first, with the answers the inbox has
  * (or waiting for them there again). */
 static void
 resume (Live *live)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(OwSessionRow) row = NULL;
 
   if (!live->parked || live->turn != NULL)
-    return;
-  /* A command-line run waits on its asks in its own process, which may
-   * still be running; stopped, it says so in its record and is not taken
-   * up by another process. */
-  row = ow_store_session_get (ow_context_get_store (live->host->ctx), ow_session_get_id (live->session), NULL);
-  if (row != NULL && g_strcmp0 (row->origin, "cli") == 0)
     return;
   live->parked = FALSE;
   if (!start_turn (live, NULL, NULL, &error))
@@ -964,7 +968,7 @@ ow_session_host_answer (OwSessionHost *self,
   /* A turn parked across a restart that could not be resumed then goes
    * on now; a live one hears the answer through the inbox. */
   {
-    Live *live = lookup (self, session_id, NULL);
+    Live *live = may_take_up (self, session_id) ? lookup (self, session_id, NULL) : NULL;
     if (live != NULL)
       resume (live);
   }
@@ -987,7 +991,7 @@ ow_session_host_resume_parked (OwSessionHost *self)
     }
   for (guint i = 0; ids[i] != NULL; i++)
     {
-      Live *live = lookup (self, ids[i], NULL);
+      Live *live = may_take_up (self, ids[i]) ? lookup (self, ids[i], NULL) : NULL;
       if (live != NULL)
         resume (live);
     }

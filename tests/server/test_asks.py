@@ -12,10 +12,12 @@ Run one class: python3 tests/server/test_asks.py -v ParkedApproval"""
 import json
 import os
 import sqlite3
+import subprocess
 import threading
 import time
 import unittest
 
+from srvtest import OPENWORKER_PATH
 from test_clients import ClientTestCase, text_turn, write_turn
 
 QUESTION = {"tool_calls": [{"id": "q1", "name": "ask_user",
@@ -267,6 +269,38 @@ class SeenMeansStored(AsksTestCase):
             self.assertEqual((seen["on"], seen["status"]), ("permission_required", 200))
             self.assertEqual([i["tool_call_id"] for i in seen["body"]["items"]], [call], n)
             self.assertEqual(found[1], ("permission_required", [(call, "pending")]), n)
+
+
+class CommandLineRun(AsksTestCase):
+    """An `openworker run` parked in the same home waits in its own process:
+    the server shows and answers its ask but does not take its turn up."""
+    script = {"turns": [write_turn("cli.txt", "from the run", cid="c1"), text_turn("Done.")]}
+
+    def test_answered_through_the_server_goes_on_in_the_run(self):
+        os.makedirs(os.path.join(self.home, "config"), exist_ok=True)
+        with open(os.path.join(self.home, "config", "config.toml"), "a") as f:
+            f.write('attendance = "inbox"\n')
+        out = os.path.join(self.tmp, "out")
+        run = subprocess.Popen([OPENWORKER_PATH, "run", "--out", out, "--model", "openai:gpt-4o", "--prompt", "x"],
+                               cwd=self.ws, env=self.srv.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            [item] = self.wait_for("the run's ask", lambda: self.api("/v1/inbox?state=pending").json["items"])
+            r = self.api(f"/v1/inbox/{item['id']}/resolve", method="POST", body={"resolution": "once"})
+            self.assertEqual(r.status, 200, r.raw)
+            _, stderr = run.communicate(timeout=60)
+        finally:
+            if run.poll() is None:
+                run.kill()
+                run.communicate()
+        self.assertEqual(run.returncode, 0, stderr)
+        with open(os.path.join(self.ws, "cli.txt")) as f:
+            self.assertEqual(f.read(), "from the run")
+        started = [json.loads(l) for l in open(os.path.join(out, "events.jsonl")) if '"tool_started"' in l]
+        self.assertEqual(len(started), 1)
+        # The run's two model calls, and none by the server.
+        self.assertEqual(len(self.chat_requests()), 2)
+        self.assertFalse(self.api(f"/v1/sessions/{item['session_id']}").json.get("liveness") == "working")
 
 
 if __name__ == "__main__":
