@@ -11,7 +11,10 @@
  * → "turn_done". A session found with a turn that never finished (the
  * process died) gets "interrupted" and "turn_done" when it is loaded, and
  * its history is repaired (tool calls without results are answered
- * "interrupted") so that a retry can continue it.
+ * "interrupted") so that a retry can continue it — unless the turn was
+ * waiting on an inbox ask (stopped or killed while it waited): then it is
+ * parked, its calls stay unanswered, and a turn started without a message
+ * takes them up with the inbox's answers.
  */
 #define G_LOG_DOMAIN "ow-session-host"
 
@@ -685,7 +688,7 @@ start_turn (Live *live, JsonObject *user, const char *request, GError **error)
  * so nothing it still writes lands after the session or the store is gone.
  * The process (or the session) goes, not the person's wish: a turn waiting
  * on an ask is parked, the ask stays in the inbox, and the turn resumes
- * when the session is next loaded. */
+ * after a restart (ow_session_host_resume_parked) or once it is answered. */
 static void
 settle (Live *live)
 {
