@@ -300,6 +300,24 @@ ow_inbox_resolve (OwInbox *self, const char *id, const char *resolution, const c
   return TRUE;
 }
 
+/* Answers a pending item that nobody will act on any more, as @why. */
+static gboolean
+close_unanswered (OwInbox *self, OwInboxItem *item, const char *why, const char *by)
+{
+  g_autoptr(JsonObject) r = json_object_new ();
+  g_autofree char *text = NULL;
+
+  if (g_str_equal (item->kind, "approval"))
+    {
+      json_object_set_string_member (r, "decision", "deny");
+      json_object_set_string_member (r, "reason", why);
+    }
+  else
+    json_object_set_string_member (r, "error", why);
+  text = ow_json_object_to_string (r);
+  return ow_inbox_resolve (self, item->id, text, by, NULL);
+}
+
 void
 ow_inbox_withdraw (OwInbox *self, const char *session_id, const char *why)
 {
@@ -308,21 +326,9 @@ ow_inbox_withdraw (OwInbox *self, const char *session_id, const char *why)
   for (guint i = 0; items != NULL && i < items->len; i++)
     {
       OwInboxItem *item = g_ptr_array_index (items, i);
-      g_autoptr(JsonObject) r = json_object_new ();
-      g_autofree char *text = NULL;
 
-      if (g_strcmp0 (item->session_id, session_id) != 0)
-        continue;
-      if (g_str_equal (item->kind, "approval"))
-        {
-          json_object_set_string_member (r, "decision", "deny");
-          json_object_set_string_member (r, "reason", why);
-        }
-      else
-        json_object_set_string_member (r, "error", why);
-      text = ow_json_object_to_string (r);
       /* Withdrawn, it will never be acted on: settled as well. */
-      if (ow_inbox_resolve (self, item->id, text, why, NULL))
+      if (g_strcmp0 (item->session_id, session_id) == 0 && close_unanswered (self, item, why, why))
         ow_inbox_end_run (self, item->session_id, item->call_id);
     }
 }
@@ -382,9 +388,18 @@ ow_inbox_end_run (OwInbox *self, const char *session_id, const char *call_id)
 {
   gboolean exists;
   g_autoptr(GError) error = NULL;
+  g_autoptr(OwInboxItem) item = NULL;
 
   if (!set_execution (self, session_id, call_id, TRUE, "finished", &exists, &error) && error != NULL)
     g_message ("Could not record that call %s finished: %s", call_id, error->message);
+  if (!exists)
+    return;
+  /* A resumed turn may settle a call without its answer (the session was
+   * made read-only meanwhile, a rule allows it now): the card must not
+   * wait on every surface for an answer nobody reads. */
+  item = ow_inbox_find (self, session_id, call_id, NULL);
+  if (item != NULL && g_str_equal (item->state, "pending"))
+    close_unanswered (self, item, "decided without this answer when the turn went on", "openworker");
 }
 
 GPtrArray *

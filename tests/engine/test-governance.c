@@ -487,6 +487,18 @@ test_inbox_runs_once (Fixture *f, gconstpointer data)
   g_clear_error (&error);
   unsettled = ow_inbox_dup_unsettled_sessions (inbox, &error);
   g_assert_cmpstrv (unsettled, ((const char *[]) { NULL }));
+
+  /* A call settled while its ask still waited closes the ask. */
+  {
+    g_autoptr(OwInboxItem) b = ow_inbox_add (inbox, "s1", "w2", "approval", "Run write_file?", NULL, NULL, &error);
+    g_autoptr(OwInboxItem) b2 = NULL;
+
+    ow_inbox_end_run (inbox, "s1", "w2");
+    b2 = ow_inbox_get (inbox, b->id, &error);
+    g_assert_cmpstr (b2->state, ==, "resolved");
+    g_assert_cmpstr (b2->resolved_by, ==, "openworker");
+    g_assert_cmpstr (b2->execution, ==, "finished");
+  }
 }
 
 /* Withdrawing answers a session's pending asks, and only that session's. */

@@ -189,6 +189,21 @@ class ParkedApproval(AsksTestCase):
         self.assertIn("not today", denial["content"])
 
 
+    def test_settled_without_its_answer_closes_the_card(self):
+        """Made read-only while the server was down, the resumed turn
+        refuses the write itself; its card then waits for no one."""
+        item = self.park("permission_required")
+        self.srv.stop()
+        with self.db() as con:
+            con.execute("UPDATE sessions SET mode = 'plan' WHERE session_id = ?", (self.sid,))
+        self.srv = self.start_server()
+        self.wait_for("the turn to finish", lambda: self.finished_with("Written."))
+        [it] = self.items()
+        self.assertEqual((it["id"], it["state"], it["resolved_by"]), (item["id"], "resolved", "openworker"))
+        self.assertFalse(os.path.exists(os.path.join(self.workspace, "parked.txt")))
+        self.assertEqual(self.started("w1"), [])
+
+
 class StartedOnce(AsksTestCase):
     """What the execution mark decides after a crash: an approval answered
     while the server was down runs at the restart; one whose call had
