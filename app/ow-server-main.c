@@ -132,6 +132,9 @@ main (int argc, char **argv)
       return 1;
     }
 
+  /* Turns parked by the last stop (or crash) wait on their asks again. */
+  ow_session_host_resume_parked (host);
+
   loop = g_main_loop_new (NULL, FALSE);
   g_unix_signal_add (SIGINT, on_signal_cb, loop);
   g_unix_signal_add (SIGTERM, on_signal_cb, loop);

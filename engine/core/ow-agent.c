@@ -68,6 +68,8 @@ struct _OwAgent
   char           *spill_dir;
   GArray         *retry_delays;   /* double seconds */
   gboolean        running;        /* a turn is in progress */
+  struct _Run    *current;        /* its Run (borrowed), for ow_agent_park */
+  gboolean        parking;        /* ow_agent_park: a stop leaves the ask waiting */
 
   /* governance */
   OwReviewer     *reviewer;       /* auto-approve's reviewer, or NULL (owned) */
@@ -92,7 +94,7 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (OwAgent, ow_agent, G_TYPE_OBJECT)
 
-typedef struct {
+typedef struct _Run {
   OwAgent       *agent;          /* owned reference */
   GCancellable  *cancellable;    /* owned reference; never NULL */
   guint          iterations;     /* replies received this turn */
@@ -142,8 +144,12 @@ run_free (Run *run)
   for (guint i = 0; i < G_N_ELEMENTS (run->delta_streams); i++)
     g_clear_pointer (&run->delta_streams[i], ow_redact_stream_free);
   g_clear_object (&run->cancellable);
-  if (run->agent != NULL)
-    run->agent->running = FALSE;
+  if (run->agent != NULL && run->agent->current == run)
+    {
+      run->agent->running = FALSE;
+      run->agent->current = NULL;
+      run->agent->parking = FALSE;
+    }
   g_clear_object (&run->agent);
   g_free (run);
 }
@@ -159,6 +165,7 @@ ow_outcome_to_string (OwOutcome outcome)
     case OW_OUTCOME_MODEL_ERROR: return "model_error";
     case OW_OUTCOME_INTERRUPTED: return "interrupted";
     case OW_OUTCOME_STORAGE_ERROR: return "storage_error";
+    case OW_OUTCOME_PARKED: return "parked";
     default: return "unknown";
     }
 }
@@ -1233,6 +1240,27 @@ current_call (Run *run)
   return g_ptr_array_index (run->calls, run->call_index);
 }
 
+/* After an ask came back: when the turn was stopped by ow_agent_park, it
+ * ends here with the ask still waiting and the call without a result, so
+ * the next turn takes it up with the person's answer. TRUE when it ended. */
+static gboolean
+finish_if_parked (GTask *task)
+{
+  Run *run = run_of (task);
+  OwToolCall *call = current_call (run);
+  JsonObject *data;
+
+  if (!run->agent->parking || !g_cancellable_is_cancelled (run->cancellable))
+    return FALSE;
+  data = json_object_new ();
+  json_object_set_string_member (data, "call_id", call->id);
+  json_object_set_string_member (data, "name", call->name);
+  json_object_set_int_member (data, "iterations", run->iterations);
+  emit (run, "turn_parked", data);
+  finish (task, OW_OUTCOME_PARKED, NULL, NULL);
+  return TRUE;
+}
+
 /* Appends the tool message, emits tool_finished, audits, and moves on. */
 static void
 complete_call (GTask *task, OwToolStatus status, const char *result_text, const char *reason)
@@ -1267,6 +1295,9 @@ complete_call (GTask *task, OwToolStatus status, const char *result_text, const 
       return;
     }
   json_object_unref (msg);
+  /* Its result is in the history now: an ask about it is settled, and a
+   * resumed turn will not look for it again. */
+  ow_attendant_end_run (agent->attendant, ow_session_get_id (agent->session), call->id);
 
   preview = preview_of (result_text);
   data = json_object_new ();
@@ -1378,9 +1409,18 @@ execute_current (GTask *task)
     .executor = G_OBJECT (agent->executor),
     .set_todos = set_todos_cb,
   };
-  JsonObject *data = json_object_new ();
+  JsonObject *data;
   g_autofree char *args_text = ow_json_object_to_string (run->cur_args);
+  g_autoptr(GError) error = NULL;
 
+  /* An approval answered in the inbox may be acted on by a turn resumed
+   * after a restart: the attendant's record makes sure the call runs once. */
+  if (!ow_attendant_begin_run (agent->attendant, ow_session_get_id (agent->session), call->id, &error))
+    {
+      complete_error (task, OW_TOOL_STATUS_ERROR, error != NULL ? error->message : "tool call not executed", NULL);
+      return;
+    }
+  data = json_object_new ();
   /* The command guard makes the safety checks true in the kernel, so a
    * check a person approved (or the dangerous mode cleared) must lift it
    * for this call; the next call is guarded again. The audit row's
@@ -1432,6 +1472,12 @@ on_approval_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   gboolean safety = run->decision.safety_checks != 0;
   const char *approval;
   g_autofree char *provenance = NULL;
+
+  if (finish_if_parked (task))
+    {
+      g_object_unref (task);
+      return;
+    }
 
   if (reply == NULL || g_cancellable_is_cancelled (run->cancellable))
     {
@@ -1528,6 +1574,11 @@ on_interaction_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     answer = ow_attendant_request_directory_finish (OW_ATTENDANT (source), result, &error);
   else
     answer = ow_attendant_ask_finish (OW_ATTENDANT (source), result, &error);
+  if (finish_if_parked (task))
+    {
+      g_object_unref (task);
+      return;
+    }
 
   emit_resolved (run, current_call (run), is_dir ? "directory" : "question",
                  answer == NULL || g_cancellable_is_cancelled (run->cancellable) ? "interrupted" : "answered",
@@ -1601,9 +1652,11 @@ ask_person (GTask *task, const char *reviewer_reasoning)
   if (reviewer_reasoning != NULL)
     json_object_set_string_member (data, "reviewer_reasoning", reviewer_reasoning);
   json_object_set_boolean_member (data, "readonly_ok", FALSE);
-  emit (run, "permission_required", data);
   audit (run, call, "approval_requested", NULL, NULL, NULL, run->decision.reason, NULL);
+  /* The ask is parked (an inbox item is on disk) before any surface hears
+   * of it: a card a client sees is always one it can find and answer. */
   ow_attendant_request_approval_async (agent->attendant, &req, run->cancellable, on_approval_cb, g_object_ref (task));
+  emit (run, "permission_required", data);
 }
 
 static void
@@ -1840,6 +1893,12 @@ on_site_answer_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   gboolean granted = FALSE;
   JsonObject *data;
 
+  if (finish_if_parked (task))
+    {
+      g_object_unref (task);
+      return;
+    }
+
   if (reply != NULL && !g_cancellable_is_cancelled (run->cancellable) && reply->answer != OW_APPROVAL_DENY)
     {
       OwSiteGrant grant = reply->answer == OW_APPROVAL_ALWAYS ? OW_SITE_GRANT_ALWAYS
@@ -1948,10 +2007,11 @@ ask_site (GTask *task, const char *site, const char *reason)
   json_object_set_string_member (data, "call_id", call->id);
   json_object_set_string_member (data, "site", site);
   json_object_set_string_member (data, "reason", reason);
-  emit (run, "site_requested", data);
   audit (run, call, "approval_requested", NULL, NULL, NULL, reason, NULL);
+  /* Parked first, then announced (see ask_person). */
   ow_attendant_request_approval_async (agent->attendant, &req, run->cancellable, on_site_answer_cb,
                                        g_object_ref (task));
+  emit (run, "site_requested", data);
 }
 
 /* request_network_access: answered from the list when already allowed,
@@ -2138,14 +2198,15 @@ next_call (GTask *task)
           json_object_set_member (data, key, json_node_copy (value));
       }
       json_object_set_string_member (data, "call_id", call->id);
-      emit (run, is_dir ? "directory_requested" : "question_requested", data);
       audit (run, call, is_dir ? "directory_requested" : "question_requested", NULL, NULL, NULL, NULL, NULL);
+      /* Parked first, then announced (see ask_person). */
       if (is_dir)
         ow_attendant_request_directory_async (agent->attendant, ow_session_get_id (agent->session), call->id,
                                               run->cur_args, run->cancellable, on_interaction_cb, g_object_ref (task));
       else
         ow_attendant_ask_async (agent->attendant, ow_session_get_id (agent->session), call->id, run->cur_args,
                                 run->cancellable, on_interaction_cb, g_object_ref (task));
+      emit (run, is_dir ? "directory_requested" : "question_requested", data);
       return;
     }
 
@@ -2194,6 +2255,7 @@ ow_agent_run_message_async (OwAgent            *self,
       return;
     }
   self->running = TRUE;
+  self->current = run;
 
   if (g_list_model_get_n_items (G_LIST_MODEL (self->session)) == 0 && self->instructions != NULL)
     {
@@ -2222,8 +2284,32 @@ ow_agent_run_message_async (OwAgent            *self,
   data = json_object_new ();
   json_object_set_string_member (data, "input", user != NULL && request != NULL ? request : "");
   emit (run, "turn_start", data);
+  if (user == NULL)
+    {
+      /* A parked turn goes on where it stopped: its calls first. */
+      g_autoptr(GPtrArray) left = ow_session_dup_unanswered_calls (self->session);
+      if (left->len > 0)
+        {
+          run->calls = g_steal_pointer (&left);
+          run->call_index = 0;
+          next_call (task);
+          g_object_unref (task);
+          return;
+        }
+    }
   iterate (task);
   g_object_unref (task);
+}
+
+void
+ow_agent_park (OwAgent *self)
+{
+  g_return_if_fail (OW_IS_AGENT (self));
+
+  if (self->current == NULL)
+    return;
+  self->parking = TRUE;
+  g_cancellable_cancel (self->current->cancellable);
 }
 
 OwTurnResult *

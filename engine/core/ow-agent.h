@@ -39,9 +39,10 @@ typedef enum {
   OW_OUTCOME_MODEL_ERROR,     /* a permanent provider error, or retries ran out */
   OW_OUTCOME_INTERRUPTED,     /* the cancellable fired */
   OW_OUTCOME_STORAGE_ERROR,   /* the session could not be saved (disk full, …) */
+  OW_OUTCOME_PARKED,          /* stopped while an ask waits for a person (ow_agent_park) */
 } OwOutcome;
 
-const char *ow_outcome_to_string (OwOutcome outcome);  /* "completed", "max_iterations", "cut_off", "model_error", "interrupted", "storage_error" */
+const char *ow_outcome_to_string (OwOutcome outcome);  /* "completed", "max_iterations", "cut_off", "model_error", "interrupted", "storage_error", "parked" */
 
 typedef struct {
   OwOutcome outcome;
@@ -141,7 +142,10 @@ void          ow_agent_run_async             (OwAgent            *self,
 /* The same with a whole user message (content parts: text, images, PDFs)
  * as built by ow_message_json_user_parts(); @request is its text for the
  * reviewer and the turn_start event. @user NULL continues the history as
- * it is (a retry after a failed or interrupted turn). */
+ * it is (a retry after a failed or interrupted turn); when its last reply
+ * has tool calls without results (a turn that was parked), those are
+ * taken up first — an ask already answered in the inbox is not asked
+ * again — and the turn goes on from there. */
 void          ow_agent_run_message_async     (OwAgent            *self,
                                               JsonObject         *user,
                                               const char         *request,
@@ -149,5 +153,11 @@ void          ow_agent_run_message_async     (OwAgent            *self,
                                               GAsyncReadyCallback callback,
                                               gpointer            user_data);
 OwTurnResult *ow_agent_run_finish            (OwAgent *self, GAsyncResult *result, GError **error);
+/* Stops the running turn because its process stops. If the turn waits for
+ * a person's answer, the ask stays waiting (in the inbox) and nothing is
+ * written for the call: the turn ends with "turn_parked" and
+ * OW_OUTCOME_PARKED, and a later turn started without a message continues
+ * it with the answer. Otherwise it is like cancelling the turn. */
+void          ow_agent_park                  (OwAgent *self);
 
 G_END_DECLS

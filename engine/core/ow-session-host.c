@@ -11,7 +11,10 @@
  * → "turn_done". A session found with a turn that never finished (the
  * process died) gets "interrupted" and "turn_done" when it is loaded, and
  * its history is repaired (tool calls without results are answered
- * "interrupted") so that a retry can continue it.
+ * "interrupted") so that a retry can continue it — unless the turn was
+ * waiting on an inbox ask (stopped or killed while it waited): then it is
+ * parked, its calls stay unanswered, and a turn started without a message
+ * takes them up with the inbox's answers.
  */
 #define G_LOG_DOMAIN "ow-session-host"
 
@@ -45,6 +48,7 @@ typedef struct {
   GCancellable     *turn;        /* the running turn's, or NULL when idle */
   JsonObject       *pending;     /* the user message waiting for the sandbox to start */
   char             *request;     /* its text */
+  gboolean          parked;      /* its last turn stopped while an ask waited: it resumes */
   gulong            event_id;
 } Live;
 
@@ -69,6 +73,7 @@ enum {
 static guint signals[N_SIGNALS];
 
 static void settle (Live *live);
+static gboolean start_turn (Live *live, JsonObject *user, const char *request, GError **error);
 
 G_DEFINE_FINAL_TYPE (OwSessionHost, ow_session_host, G_TYPE_OBJECT)
 
@@ -104,7 +109,7 @@ emit_event (Live *live, const char *type, JsonObject *data)
 static gboolean
 changes_list_row (const char *type)
 {
-  static const char *const types[] = { "turn_start", "turn_done", "permission_required", "question",
+  static const char *const types[] = { "turn_start", "turn_done", "turn_parked", "permission_required", "question",
                                        "directory_requested", "site_requested", "approval_resolved", NULL };
 
   return g_strv_contains (types, type);
@@ -140,43 +145,38 @@ last_event_cb (gint64 seq, gint64 ts_ms, const char *type, const char *data, gpo
 static void
 repair_history (Live *live)
 {
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (live->session));
-  g_autoptr(GHashTable) answered = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) calls = ow_session_dup_unanswered_calls (live->session);
 
-  for (guint i = n; i > 0; i--)
+  for (guint i = 0; i < calls->len; i++)
     {
-      JsonObject *msg = ow_session_get_message_json (live->session, i - 1);
-      const char *role = ow_json_get_string (msg, "role");
-      JsonArray *calls;
-
-      if (g_strcmp0 (role, "tool") == 0)
-        {
-          const char *id = ow_json_get_string (msg, "tool_call_id");
-          if (id != NULL)
-            g_hash_table_add (answered, (gpointer) id);
-          continue;
-        }
-      if (g_strcmp0 (role, "assistant") != 0)
-        return;
-      calls = ow_json_get_array (msg, "tool_calls");
-      for (guint c = 0; calls != NULL && c < json_array_get_length (calls); c++)
-        {
-          JsonObject *call = json_array_get_object_element (calls, c);
-          const char *id = call != NULL ? ow_json_get_string (call, "id") : NULL;
-          g_autoptr(GError) error = NULL;
-
-          if (id == NULL || g_hash_table_contains (answered, id))
-            continue;
-          {
-            g_autoptr(JsonObject) result = ow_message_json_tool (
-              id, "{\"error\":\"interrupted: OpenWorker stopped before this tool call finished; it may or may not "
+      OwToolCall *call = g_ptr_array_index (calls, i);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(JsonObject) result = ow_message_json_tool (
+        call->id, "{\"error\":\"interrupted: OpenWorker stopped before this tool call finished; it may or may not "
                   "have run. Check before repeating it.\"}");
-            if (!ow_session_append_message (live->session, result, &error))
-              g_warning ("Could not repair session %s: %s", ow_session_get_id (live->session), error->message);
-          }
-        }
-      return;
+
+      if (!ow_session_append_message (live->session, result, &error))
+        g_warning ("Could not repair session %s: %s", ow_session_get_id (live->session), error->message);
     }
+}
+
+/* Whether the history ends with a call whose ask is in the inbox and not
+ * settled: waiting for its answer, or answered and not acted on yet. Such
+ * a turn was parked (a stop, or a crash while it waited) and resumes. */
+static gboolean
+waits_on_inbox (Live *live)
+{
+  g_autoptr(GPtrArray) calls = ow_session_dup_unanswered_calls (live->session);
+
+  for (guint i = 0; i < calls->len; i++)
+    {
+      OwToolCall *call = g_ptr_array_index (calls, i);
+      g_autoptr(OwInboxItem) item = ow_inbox_find (live->host->inbox, ow_session_get_id (live->session), call->id,
+                                                   NULL);
+      if (item != NULL && item->execution == NULL)
+        return TRUE;
+    }
+  return FALSE;
 }
 
 static void
@@ -190,7 +190,21 @@ recover (Live *live)
   if (last <= 0)
     return;
   ow_store_event_foreach_since (store, id, last - 1, last_event_cb, &ev, NULL);
-  if (ev.type != NULL && !g_str_equal (ev.type, "turn_done"))
+  live->parked = waits_on_inbox (live);
+  if (live->parked)
+    {
+      /* Killed while it waited: closed like a clean stop closes it. The
+       * calls stay unanswered for the resumed turn. */
+      if (ev.type != NULL && !g_str_equal (ev.type, "turn_done"))
+        {
+          JsonObject *data = json_object_new ();
+          json_object_set_string_member (data, "reason", "OpenWorker stopped while an ask waited in the inbox; "
+                                         "the turn goes on once it is answered.");
+          emit_event (live, "turn_parked", data);
+          emit_event (live, "turn_done", NULL);
+        }
+    }
+  else if (ev.type != NULL && !g_str_equal (ev.type, "turn_done"))
     {
       if (!g_str_equal (ev.type, "turn_end") && !g_str_equal (ev.type, "interrupted"))
         {
@@ -203,7 +217,45 @@ recover (Live *live)
       repair_history (live);
       emit_event (live, "turn_done", NULL);
     }
+  else
+    repair_history (live);   /* a parked turn whose asks were settled elsewhere */
   g_free (ev.type);
+}
+
+/* A command-line run waits on its asks in its own process, which may
+ * still be running; stopped, it says so in its record and is not taken up
+ * (nor loaded, which repairs a history) by another process. */
+static gboolean
+may_take_up (OwSessionHost *self, const char *session_id)
+{
+  g_autoptr(OwSessionRow) row = ow_store_session_get (ow_context_get_store (self->ctx), session_id, NULL);
+
+  return row != NULL && g_strcmp0 (row->origin, "cli") != 0;
+}
+
+/* Takes up a parked turn: its calls first, with the answers the inbox has
+ * (or waiting for them there again). */
+static void
+resume (Live *live)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!live->parked || live->turn != NULL)
+    return;
+  live->parked = FALSE;
+  if (!start_turn (live, NULL, NULL, &error))
+    g_message ("Could not resume session %s: %s", ow_session_get_id (live->session), error->message);
+}
+
+/* A person moved on (a new message, a stop): the parked asks are withdrawn
+ * and the calls answered, so the history is whole again. */
+static void
+unpark (Live *live, const char *why)
+{
+  ow_inbox_withdraw (live->host->inbox, ow_session_get_id (live->session), why);
+  if (live->parked)
+    repair_history (live);
+  live->parked = FALSE;
 }
 
 /* ---- Loading ------------------------------------------------------------ */
@@ -346,7 +398,6 @@ ow_session_host_unload (OwSessionHost *self, const char *session_id)
 gboolean
 ow_session_host_delete (OwSessionHost *self, const char *session_id, GError **error)
 {
-  g_autoptr(GPtrArray) items = NULL;
   Live *live;
 
   g_return_val_if_fail (OW_IS_SESSION_HOST (self), FALSE);
@@ -357,13 +408,7 @@ ow_session_host_delete (OwSessionHost *self, const char *session_id, GError **er
     return FALSE;
   settle (live);
   g_hash_table_remove (self->live, session_id);
-  items = ow_inbox_list (self->inbox, TRUE, NULL);
-  for (guint i = 0; items != NULL && i < items->len; i++)
-    {
-      OwInboxItem *item = g_ptr_array_index (items, i);
-      if (g_strcmp0 (item->session_id, session_id) == 0)
-        ow_inbox_resolve (self->inbox, item->id, "deny", "session deleted", NULL);
-    }
+  ow_inbox_withdraw (self->inbox, session_id, "session deleted");
   if (!ow_store_session_delete (ow_context_get_store (self->ctx), session_id, error))
     return FALSE;
   g_signal_emit (self, signals[SIGNAL_SESSIONS_CHANGED], 0);
@@ -640,7 +685,10 @@ start_turn (Live *live, JsonObject *user, const char *request, GError **error)
 }
 
 /* Stops @live's turn and waits (at most 5 s) for the agent to wind down,
- * so nothing it still writes lands after the session or the store is gone. */
+ * so nothing it still writes lands after the session or the store is gone.
+ * The process (or the session) goes, not the person's wish: a turn waiting
+ * on an ask is parked, the ask stays in the inbox, and the turn resumes
+ * after a restart (ow_session_host_resume_parked) or once it is answered. */
 static void
 settle (Live *live)
 {
@@ -648,6 +696,8 @@ settle (Live *live)
 
   if (live->turn == NULL)
     return;
+  if (live->agent != NULL)
+    ow_agent_park (live->agent);
   g_cancellable_cancel (live->turn);
   while (live->turn != NULL && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, TRUE);
@@ -683,6 +733,8 @@ ow_session_host_send (OwSessionHost *self,
       g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, local->message);
       return FALSE;
     }
+  if (live->parked)
+    unpark (live, "superseded by a new message");
   return start_turn (live, user, text != NULL ? text : "", error);
 }
 
@@ -695,6 +747,12 @@ ow_session_host_retry (OwSessionHost *self, const char *session_id, GError **err
 
   if (live == NULL)
     return FALSE;
+  if (live->parked && live->turn == NULL)
+    {
+      /* Retrying a parked turn is taking it up: its asks still count. */
+      live->parked = FALSE;
+      return start_turn (live, NULL, NULL, error);
+    }
   n = g_list_model_get_n_items (G_LIST_MODEL (live->session));
   tail = n > 0 ? ow_session_get_message_json (live->session, n - 1) : NULL;
   if (tail == NULL || g_strcmp0 (ow_json_get_string (tail, "role"), "system") == 0)
@@ -725,8 +783,13 @@ ow_session_host_interrupt (OwSessionHost *self, const char *session_id)
 {
   Live *live = g_hash_table_lookup (self->live, session_id);
 
-  if (live != NULL && live->turn != NULL)
+  if (live == NULL)
+    return;
+  /* The person's stop withdraws the cards (a process's stop parks them).
+   * Cancelled first, so the withdrawn answer reads as the stop it is. */
+  if (live->turn != NULL)
     g_cancellable_cancel (live->turn);
+  unpark (live, "interrupted");
 }
 
 GPtrArray *
@@ -905,7 +968,36 @@ ow_session_host_answer (OwSessionHost *self,
       g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_ANSWERED, "%s", local->message);
       return FALSE;
     }
+  /* A turn parked across a restart that could not be resumed then goes
+   * on now; a live one hears the answer through the inbox. */
+  {
+    Live *live = may_take_up (self, session_id) ? lookup (self, session_id, NULL) : NULL;
+    if (live != NULL)
+      resume (live);
+  }
   return TRUE;
+}
+
+void
+ow_session_host_resume_parked (OwSessionHost *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) ids = NULL;
+
+  g_return_if_fail (OW_IS_SESSION_HOST (self));
+
+  ids = ow_inbox_dup_unsettled_sessions (self->inbox, &error);
+  if (ids == NULL)
+    {
+      g_message ("Could not look for parked turns: %s", error->message);
+      return;
+    }
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      Live *live = may_take_up (self, ids[i]) ? lookup (self, ids[i], NULL) : NULL;
+      if (live != NULL)
+        resume (live);
+    }
 }
 
 /* ---- Object ------------------------------------------------------------------ */

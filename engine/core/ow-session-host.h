@@ -11,6 +11,13 @@
  * from any surface wins and every surface sees the card close
  * ("approval_resolved" event on the session).
  *
+ * An ask outlives the process: when the process stops (or dies) while a
+ * turn waits on one, the turn is parked ("turn_parked", then "turn_done"),
+ * the ask stays pending, and the turn resumes with the answer after a
+ * restart (ow_session_host_resume_parked). Only the person's stop
+ * (ow_session_host_interrupt), a new message or deleting the session
+ * withdraws a parked ask.
+ *
  * Events: every OwEvent of every loaded session is re-emitted as
  * ::session-event, after it is durably in the session's event log; a
  * surface that reconnects replays what it missed from the store
@@ -78,7 +85,8 @@ gboolean       ow_session_host_send         (OwSessionHost *self,
 /* Re-runs the last person message after a failed or interrupted turn. */
 gboolean       ow_session_host_retry        (OwSessionHost *self, const char *session_id, GError **error);
 gboolean       ow_session_host_is_running   (OwSessionHost *self, const char *session_id);
-/* Stops the running turn (no-op when idle). */
+/* Stops the running turn, or a parked one: the person's stop withdraws
+ * the asks it waits on ("interrupted"). */
 void           ow_session_host_interrupt    (OwSessionHost *self, const char *session_id);
 /* Live changes; emit "mode_changed" / "model_changed" on the session.
  * The mode may not be dangerously-bypass-approvals from a surface that
@@ -106,6 +114,14 @@ gboolean       ow_session_host_answer       (OwSessionHost *self,
                                              JsonObject    *answer,
                                              const char    *answered_by,
                                              GError       **error);
+
+/* Takes up every turn parked in the store (stopped or killed while an ask
+ * waited in the inbox): each waits on its ask again, and goes on with the
+ * answer as soon as there is one — from any surface or process. A turn
+ * whose ask was answered meanwhile goes on at once. A process that serves
+ * sessions calls this once at start; answering an ask also resumes its
+ * turn when this was not called. */
+void           ow_session_host_resume_parked (OwSessionHost *self);
 
 /* Signals:
  *   ::session-event (const char *session_id, OwEvent *event)

@@ -542,6 +542,44 @@ ow_session_get_message_json (OwSession *self, guint index)
   return ow_message_get_json (g_ptr_array_index (self->messages, index));
 }
 
+GPtrArray *
+ow_session_dup_unanswered_calls (OwSession *self)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_tool_call_free);
+  g_autoptr(GHashTable) answered = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = self->messages->len; i > 0; i--)
+    {
+      JsonObject *msg = ow_message_get_json (g_ptr_array_index (self->messages, i - 1));
+      const char *role = ow_json_get_string (msg, "role");
+      JsonArray *calls;
+
+      if (g_strcmp0 (role, "tool") == 0)
+        {
+          const char *id = ow_json_get_string (msg, "tool_call_id");
+          if (id != NULL)
+            g_hash_table_add (answered, (gpointer) id);
+          continue;
+        }
+      if (g_strcmp0 (role, "assistant") != 0)
+        return out;
+      calls = ow_json_get_array (msg, "tool_calls");
+      for (guint c = 0; calls != NULL && c < json_array_get_length (calls); c++)
+        {
+          JsonObject *call = json_array_get_object_element (calls, c);
+          const char *id = call != NULL ? ow_json_get_string (call, "id") : NULL;
+          JsonObject *fn = call != NULL ? ow_json_get_object (call, "function") : NULL;
+
+          if (id == NULL || g_hash_table_contains (answered, id))
+            continue;
+          g_ptr_array_add (out, ow_tool_call_new (id, fn != NULL ? ow_json_get_string (fn, "name") : NULL,
+                                                  fn != NULL ? ow_json_get_string (fn, "arguments") : NULL));
+        }
+      return out;
+    }
+  return out;
+}
+
 JsonArray *
 ow_session_dup_history (OwSession *self)
 {

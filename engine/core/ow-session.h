@@ -16,6 +16,7 @@
 #include "core/ow-compaction.h"
 #include "core/ow-event.h"
 #include "core/ow-message.h"
+#include "providers/ow-turn.h"
 #include "store/ow-store.h"
 #include "tools/ow-executor.h"
 
@@ -68,6 +69,11 @@ gboolean    ow_session_append_message  (OwSession *self, JsonObject *msg, GError
 JsonObject *ow_session_get_message_json (OwSession *self, guint index);
 /* The history as a new array holding references to the message objects. */
 JsonArray  *ow_session_dup_history     (OwSession *self);
+/* The tool calls of the last assistant message that have no result yet
+ * (OwToolCall*, in their order); empty when every call is answered. A turn
+ * parked on a person's answer leaves exactly these, and the next turn
+ * started without a message continues with them. */
+GPtrArray  *ow_session_dup_unanswered_calls (OwSession *self);
 
 /* Records and emits an event. Takes ownership of @data (may be NULL). The
  * event is delivered to "event" handlers even if it could not be saved; the

@@ -83,6 +83,7 @@ typedef struct {
   gint64        context_size;  /* the window the model was given (saved setting), 0 = provider's */
   gint64        compaction_trigger; /* tokens at which the history is compacted */
   const char   *attendance;    /* who answered: "attended", "auto", "inbox" */
+  OwAgent      *parks;         /* borrowed: with the inbox, a signal parks this agent's turn */
 } Run;
 
 static void
@@ -481,6 +482,10 @@ on_signal_cb (gpointer user_data)
   if (!r->by_timeout)
     r->by_signal = TRUE;
   fprintf (stderr, "\nopenworker: stopping (writing the record)…\n");
+  /* An ask parked in the inbox is not withdrawn by a stop: it stays
+   * pending, and the record says the run was parked on it. */
+  if (r->parks != NULL)
+    ow_agent_park (r->parks);
   g_cancellable_cancel (r->cancellable);
   return G_SOURCE_CONTINUE;
 }
@@ -535,6 +540,7 @@ exit_code (Run *r)
     case OW_OUTCOME_COMPLETED:
       return OW_EXIT_OK;
     case OW_OUTCOME_INTERRUPTED:
+    case OW_OUTCOME_PARKED:
       return r->by_timeout ? OW_EXIT_EARLY : OW_EXIT_INTERRUPTED;
     default:
       return OW_EXIT_EARLY;
@@ -1084,8 +1090,14 @@ run (Run *r)
   if (r->timeout_seconds > 0)
     timeout_id = g_timeout_add_seconds ((guint) MIN (r->timeout_seconds, G_MAXUINT), on_timeout_cb, r);
 
+  if (inbox != NULL)
+    r->parks = agent;
   ow_agent_run_async (agent, r->task, r->cancellable, on_turn_done_cb, r);
   g_main_loop_run (r->loop);
+  r->parks = NULL;
+  if (r->result->outcome == OW_OUTCOME_PARKED)
+    say ("stopped while an ask waited in the inbox: it stays pending there, and the record says the run was "
+         "parked on it. This run does not go on by itself; start a new one to continue.");
 
   if (timeout_id != 0 && !r->by_timeout)
     g_source_remove (timeout_id);

@@ -76,6 +76,23 @@ ow_attendant_request_directory_finish (OwAttendant *self, GAsyncResult *result, 
   return OW_ATTENDANT_GET_IFACE (self)->request_directory_finish (self, result, error);
 }
 
+gboolean
+ow_attendant_begin_run (OwAttendant *self, const char *session_id, const char *call_id, GError **error)
+{
+  OwAttendantInterface *iface = OW_ATTENDANT_GET_IFACE (self);
+
+  return iface->begin_run == NULL || iface->begin_run (self, session_id, call_id, error);
+}
+
+void
+ow_attendant_end_run (OwAttendant *self, const char *session_id, const char *call_id)
+{
+  OwAttendantInterface *iface = OW_ATTENDANT_GET_IFACE (self);
+
+  if (iface->end_run != NULL)
+    iface->end_run (self, session_id, call_id);
+}
+
 JsonObject *
 ow_attendant_rule_answer (JsonObject *ask_args)
 {

@@ -82,6 +82,12 @@ struct _OwAttendantInterface
                                                GAsyncReadyCallback callback,
                                                gpointer            user_data);
   JsonObject      *(*request_directory_finish) (OwAttendant *self, GAsyncResult *result, GError **error);
+  /* Optional. An attendant whose asks outlive the process (the inbox)
+   * records that tool call @call_id starts and ends running, so a turn
+   * resumed after a restart never runs an approved call twice. */
+  gboolean         (*begin_run)               (OwAttendant *self, const char *session_id, const char *call_id,
+                                               GError **error);
+  void             (*end_run)                 (OwAttendant *self, const char *session_id, const char *call_id);
 };
 
 void             ow_attendant_request_approval_async   (OwAttendant             *self,
@@ -100,6 +106,13 @@ void             ow_attendant_request_directory_async  (OwAttendant *self, const
                                                         GCancellable *cancellable, GAsyncReadyCallback callback,
                                                         gpointer user_data);
 JsonObject      *ow_attendant_request_directory_finish (OwAttendant *self, GAsyncResult *result, GError **error);
+
+/* Before a tool call runs: FALSE (with the reason) when it already
+ * started once and must not run again. TRUE without begin_run. */
+gboolean         ow_attendant_begin_run                (OwAttendant *self, const char *session_id,
+                                                        const char *call_id, GError **error);
+void             ow_attendant_end_run                  (OwAttendant *self, const char *session_id,
+                                                        const char *call_id);
 
 /* The fixed-rule answers used when nobody is there (attendance "auto"). */
 #define OW_AUTO_ANSWER "No one is available. Choose the least destructive option that still satisfies the task as written."

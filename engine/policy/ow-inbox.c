@@ -44,6 +44,7 @@ ow_inbox_item_free (OwInboxItem *item)
   g_free (item->resolved_by);
   g_free (item->created_at);
   g_free (item->resolved_at);
+  g_free (item->execution);
   g_free (item);
 }
 
@@ -115,7 +116,8 @@ dup_col (sqlite3_stmt *stmt, int i)
   return t != NULL ? g_strdup ((const char *) t) : NULL;
 }
 
-#define ITEM_COLUMNS "id, session_id, call_id, kind, title, body, data, state, resolution, resolved_by, created_at, resolved_at"
+#define ITEM_COLUMNS "id, session_id, call_id, kind, title, body, data, state, resolution, resolved_by, created_at, " \
+                     "resolved_at, execution"
 
 static OwInboxItem *
 item_from_row (sqlite3_stmt *stmt)
@@ -138,6 +140,7 @@ item_from_row (sqlite3_stmt *stmt)
   item->resolved_by = dup_col (stmt, 9);
   item->created_at = dup_col (stmt, 10);
   item->resolved_at = dup_col (stmt, 11);
+  item->execution = dup_col (stmt, 12);
   return item;
 }
 
@@ -177,6 +180,35 @@ ow_inbox_get (OwInbox *self, const char *id, GError **error)
 }
 
 OwInboxItem *
+ow_inbox_find (OwInbox *self, const char *session_id, const char *call_id, GError **error)
+{
+  return select_one (self, "SELECT " ITEM_COLUMNS " FROM inbox_items WHERE session_id = ?1 AND call_id = ?2",
+                     session_id, call_id, error);
+}
+
+GStrv
+ow_inbox_dup_unsettled_sessions (OwInbox *self, GError **error)
+{
+  OwDb *db = inbox_db (self, error);
+  sqlite3_stmt *stmt = db == NULL ? NULL : ow_db_prepare (db,
+    "SELECT DISTINCT session_id FROM inbox_items WHERE execution IS NULL ORDER BY session_id", error);
+  g_autoptr(GStrvBuilder) out = g_strv_builder_new ();
+  int rc;
+
+  if (stmt == NULL)
+    return NULL;
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    g_strv_builder_add (out, (const char *) sqlite3_column_text (stmt, 0));
+  sqlite3_reset (stmt);
+  if (rc != SQLITE_DONE)
+    {
+      ow_db_set_error (db, rc, "read the inbox", error);
+      return NULL;
+    }
+  return g_strv_builder_end (out);
+}
+
+OwInboxItem *
 ow_inbox_add (OwInbox *self, const char *session_id, const char *call_id, const char *kind, const char *title,
               const char *body, JsonObject *data, GError **error)
 {
@@ -190,8 +222,7 @@ ow_inbox_add (OwInbox *self, const char *session_id, const char *call_id, const 
 
   if (db == NULL)
     return NULL;
-  existing = select_one (self, "SELECT " ITEM_COLUMNS " FROM inbox_items WHERE session_id = ?1 AND call_id = ?2",
-                         session_id, call_id, &local);
+  existing = ow_inbox_find (self, session_id, call_id, &local);
   if (existing != NULL)
     return existing;
   if (local != NULL)
@@ -227,22 +258,34 @@ ow_inbox_add (OwInbox *self, const char *session_id, const char *call_id, const 
   return ow_inbox_get (self, id, error);
 }
 
+/* Runs an UPDATE of three text parameters: the rows it changed, or -1
+ * with @error. */
+static int
+update (OwInbox *self, const char *sql, const char *p1, const char *p2, const char *p3, GError **error)
+{
+  OwDb *db = inbox_db (self, error);
+  sqlite3_stmt *stmt = db == NULL ? NULL : ow_db_prepare (db, sql, error);
+
+  if (stmt == NULL)
+    return -1;
+  bind_text (stmt, 1, p1);
+  bind_text (stmt, 2, p2);
+  bind_text (stmt, 3, p3);
+  if (!ow_db_step_done (db, stmt, error))
+    return -1;
+  return sqlite3_changes (ow_db_handle (db));
+}
+
 gboolean
 ow_inbox_resolve (OwInbox *self, const char *id, const char *resolution, const char *resolved_by, GError **error)
 {
-  OwDb *db = inbox_db (self, error);
-  sqlite3_stmt *stmt = db == NULL ? NULL : ow_db_prepare (db,
-    "UPDATE inbox_items SET state = 'resolved', resolution = ?2, resolved_by = ?3,"
-    " resolved_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1 AND state = 'pending'", error);
+  int changed = update (self, "UPDATE inbox_items SET state = 'resolved', resolution = ?2, resolved_by = ?3,"
+                        " resolved_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1 AND state = 'pending'",
+                        id, resolution, resolved_by, error);
 
-  if (stmt == NULL)
+  if (changed < 0)
     return FALSE;
-  bind_text (stmt, 1, id);
-  bind_text (stmt, 2, resolution);
-  bind_text (stmt, 3, resolved_by);
-  if (!ow_db_step_done (db, stmt, error))
-    return FALSE;
-  if (sqlite3_changes (ow_db_handle (db)) == 0)
+  if (changed == 0)
     {
       g_autoptr(OwInboxItem) item = ow_inbox_get (self, id, NULL);
       if (item == NULL)
@@ -255,6 +298,108 @@ ow_inbox_resolve (OwInbox *self, const char *id, const char *resolution, const c
     }
   g_signal_emit (self, signals[SIGNAL_ITEM_RESOLVED], 0, id);
   return TRUE;
+}
+
+/* Answers a pending item that nobody will act on any more, as @why. */
+static gboolean
+close_unanswered (OwInbox *self, OwInboxItem *item, const char *why, const char *by)
+{
+  g_autoptr(JsonObject) r = json_object_new ();
+  g_autofree char *text = NULL;
+
+  if (g_str_equal (item->kind, "approval"))
+    {
+      json_object_set_string_member (r, "decision", "deny");
+      json_object_set_string_member (r, "reason", why);
+    }
+  else
+    json_object_set_string_member (r, "error", why);
+  text = ow_json_object_to_string (r);
+  return ow_inbox_resolve (self, item->id, text, by, NULL);
+}
+
+void
+ow_inbox_withdraw (OwInbox *self, const char *session_id, const char *why)
+{
+  g_autoptr(GPtrArray) items = ow_inbox_list (self, TRUE, NULL);
+
+  for (guint i = 0; items != NULL && i < items->len; i++)
+    {
+      OwInboxItem *item = g_ptr_array_index (items, i);
+
+      /* Withdrawn, it will never be acted on: settled as well. */
+      if (g_strcmp0 (item->session_id, session_id) == 0 && close_unanswered (self, item, why, why))
+        ow_inbox_end_run (self, item->session_id, item->call_id);
+    }
+}
+
+/* Moves (session, call)'s execution mark to @to from NULL (@from_started
+ * FALSE) or from NULL or "started" (TRUE); TRUE when it did, else @exists
+ * says whether there is such an item at all. */
+static gboolean
+set_execution (OwInbox *self, const char *session_id, const char *call_id, gboolean from_started, const char *to,
+               gboolean *exists, GError **error)
+{
+  int changed = update (self, !from_started
+    ? "UPDATE inbox_items SET execution = ?3 WHERE session_id = ?1 AND call_id = ?2 AND execution IS NULL"
+    : "UPDATE inbox_items SET execution = ?3 WHERE session_id = ?1 AND call_id = ?2"
+      " AND (execution IS NULL OR execution = 'started')", session_id, call_id, to, error);
+  g_autoptr(OwInboxItem) item = NULL;
+  g_autoptr(GError) local = NULL;
+
+  *exists = changed > 0;
+  if (changed != 0)
+    return changed > 0;
+  item = ow_inbox_find (self, session_id, call_id, &local);
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  *exists = item != NULL;
+  return FALSE;
+}
+
+gboolean
+ow_inbox_begin_run (OwInbox *self, const char *session_id, const char *call_id, GError **error)
+{
+  gboolean exists;
+  g_autoptr(GError) local = NULL;
+
+  if (set_execution (self, session_id, call_id, FALSE, "started", &exists, &local))
+    return TRUE;
+  if (local != NULL)
+    {
+      g_propagate_prefixed_error (error, g_steal_pointer (&local),
+                                  "Could not record that the approved call starts, so it was not run: ");
+      return FALSE;
+    }
+  if (exists)
+    g_set_error_literal (error, OW_POLICY_ERROR, OW_POLICY_ERROR_DENIED,
+                         "This approved call was started before (OpenWorker stopped while it ran, or it ran "
+                         "already), so it was not run again; it may or may not have finished. Check before "
+                         "repeating it.");
+  /* Not an inbox item at all: nothing records it, nothing to guard. */
+  return !exists;
+}
+
+void
+ow_inbox_end_run (OwInbox *self, const char *session_id, const char *call_id)
+{
+  gboolean exists;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwInboxItem) item = NULL;
+
+  if (!set_execution (self, session_id, call_id, TRUE, "finished", &exists, &error) && error != NULL)
+    g_message ("Could not record that call %s finished: %s", call_id, error->message);
+  if (!exists)
+    return;
+  /* A resumed turn may settle a call without its answer (the session was
+   * made read-only meanwhile, a rule allows it now): the card must not
+   * wait on every surface for an answer nobody reads. */
+  item = ow_inbox_find (self, session_id, call_id, NULL);
+  if (item != NULL && g_str_equal (item->state, "pending"))
+    close_unanswered (self, item, "decided without this answer when the turn went on", "openworker");
 }
 
 GPtrArray *
@@ -463,14 +608,9 @@ on_answer_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 
   if (answer == NULL)
     {
-      /* The turn was stopped: the card is withdrawn everywhere rather than
-       * left answerable for a call that will never run. (A process that
-       * dies leaves it pending; a restarted turn finds it again.) */
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        ow_inbox_resolve (OW_INBOX (source), parked->item_id,
-                          kind == ASK_APPROVAL ? "{\"decision\":\"deny\",\"reason\":\"interrupted\"}"
-                                               : "{\"error\":\"interrupted\"}",
-                          "interrupted", NULL);
+      /* A stop leaves the item pending: the person may still answer it,
+       * and the turn resumes with that answer (ow_inbox_withdraw is for a
+       * person's stop). */
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
@@ -597,6 +737,18 @@ directory_async (OwAttendant *attendant, const char *session_id, const char *cal
         "Grant access to a folder?", ow_json_get_string (args, "reason"), args, cancellable, callback, user_data);
 }
 
+static gboolean
+begin_run (OwAttendant *attendant, const char *session_id, const char *call_id, GError **error)
+{
+  return ow_inbox_begin_run (OW_INBOX_ATTENDANT (attendant)->inbox, session_id, call_id, error);
+}
+
+static void
+end_run (OwAttendant *attendant, const char *session_id, const char *call_id)
+{
+  ow_inbox_end_run (OW_INBOX_ATTENDANT (attendant)->inbox, session_id, call_id);
+}
+
 static void
 attendant_iface_init (OwAttendantInterface *iface)
 {
@@ -606,6 +758,8 @@ attendant_iface_init (OwAttendantInterface *iface)
   iface->ask_finish = finish_object;
   iface->request_directory_async = directory_async;
   iface->request_directory_finish = finish_object;
+  iface->begin_run = begin_run;
+  iface->end_run = end_run;
 }
 
 static void

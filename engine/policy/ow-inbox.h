@@ -7,6 +7,12 @@
  * answered. An item is keyed by (session, tool call), so a run that
  * restarts finds its earlier asks (and their answers) instead of asking
  * twice. Another process's answer is noticed within a quarter second.
+ *
+ * An item is written before any surface hears of it, and it outlives the
+ * process that parked it: a clean stop leaves it pending like a crash does,
+ * and the turn waiting on it resumes when the process starts again. Only a
+ * person's stop (or deleting the session) withdraws it, ow_inbox_withdraw().
+ * An approved call records when it starts running, so it runs once.
  */
 #pragma once
 
@@ -31,6 +37,8 @@ typedef struct {
   char       *resolved_by;
   char       *created_at;
   char       *resolved_at;
+  char       *execution;    /* the call: NULL (waits for an answer, or for a turn to act on it)
+                             * | "started" (an approved call began to run) | "finished" (it has its result) */
 } OwInboxItem;
 
 void ow_inbox_item_free (OwInboxItem *item);
@@ -47,10 +55,28 @@ void         ow_inbox_close       (OwInbox *self);
 OwInboxItem *ow_inbox_add         (OwInbox *self, const char *session_id, const char *call_id, const char *kind,
                                    const char *title, const char *body, JsonObject *data, GError **error);
 OwInboxItem *ow_inbox_get         (OwInbox *self, const char *id, GError **error);
+/* The item of (session, call), or NULL (no error) when there is none. */
+OwInboxItem *ow_inbox_find        (OwInbox *self, const char *session_id, const char *call_id, GError **error);
+/* Sessions with items not settled yet (execution NULL): the ones whose
+ * turns wait on the inbox or on acting on its answer. */
+GStrv        ow_inbox_dup_unsettled_sessions (OwInbox *self, GError **error);
 /* Answers an item. FALSE with OW_POLICY_ERROR when it was already answered
  * (first answer wins) or does not exist. */
 gboolean     ow_inbox_resolve     (OwInbox *self, const char *id, const char *resolution, const char *resolved_by,
                                    GError **error);
+/* Answers every pending item of @session_id as withdrawn — a denial, or an
+ * error for a question or a folder — with @why as who answered ("interrupted"
+ * when the person stopped the turn, "session deleted"). A turn that is
+ * merely stopped with its process keeps its items pending instead. */
+void         ow_inbox_withdraw    (OwInbox *self, const char *session_id, const char *why);
+/* Marks the start of running (session, call): TRUE for the first caller,
+ * and when the call never was an inbox item; FALSE when it was started
+ * before — it ran, or OpenWorker stopped while it ran — so it must not run
+ * again. An error (the database) also says FALSE: better not run than
+ * twice. */
+gboolean     ow_inbox_begin_run   (OwInbox *self, const char *session_id, const char *call_id, GError **error);
+/* (session, call) has its result in the session: the item is settled. */
+void         ow_inbox_end_run     (OwInbox *self, const char *session_id, const char *call_id);
 /* Items, newest first (OwInboxItem*); @pending_only leaves out answered ones. */
 GPtrArray   *ow_inbox_list        (OwInbox *self, gboolean pending_only, GError **error);
 /* Waits for the item's answer (the resolution text). */

@@ -7,6 +7,7 @@ the audit row saying so."""
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -235,6 +236,35 @@ class Inbox(GovernanceCase):
             self.assertNotIn("\r", text)
         self.assertIn("\\r\\x1b[2Kls -la", stderr)
 
+
+    def test_stopped_while_parked_says_so(self):
+        """SIGTERM while an ask waits: the item stays pending and the record
+        says the run was parked (not interrupted) on it."""
+        os.makedirs(os.path.join(self.home, "config"))
+        with open(os.path.join(self.home, "config", "config.toml"), "w") as f:
+            f.write('attendance = "inbox"\n')
+        server = self.server({"turns": [call("p1", "write_file", path="parked.txt", content="P"), {"text": "ok"}]})
+        env = self.genv(server)
+        p = self.start(["run", "--out", self.out, "--model", "openai:gpt-4o", "--prompt", "x"], env)
+        items = []
+        deadline = time.time() + 30
+        while not items and time.time() < deadline:
+            lst = subprocess.run([OPENWORKER_PATH, "inbox", "list", "--json"], env=env, capture_output=True, text=True)
+            items = json.loads(lst.stdout or "[]")
+            time.sleep(0.1)
+        self.assertEqual(len(items), 1)
+        p.send_signal(signal.SIGTERM)
+        _, stderr = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 130, stderr)
+        self.assertIn("stays pending", stderr)
+        with open(os.path.join(self.out, "summary.json")) as f:
+            self.assertEqual(json.load(f)["outcome"], "parked")
+        types = [json.loads(l)["type"] for l in open(os.path.join(self.out, "events.jsonl"))]
+        self.assertIn("turn_parked", types)
+        self.assertNotIn("tool_finished", types)
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "parked.txt")))
+        lst = subprocess.run([OPENWORKER_PATH, "inbox", "list", "--json"], env=env, capture_output=True, text=True)
+        self.assertEqual([(i["id"], i["state"]) for i in json.loads(lst.stdout)], [(items[0]["id"], "pending")])
 
 class Audit(GovernanceCase):
     def test_verify_detects_tampering(self):

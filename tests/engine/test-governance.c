@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/ow-context.h"
+#include "ow-error.h"
 #include "ow-json.h"
 #include "ow-model-server.h"
 #include "policy/ow-inbox.h"
@@ -451,6 +452,83 @@ test_inbox_wait_cancelled (Fixture *f, gconstpointer data)
   g_free (answer);
 }
 
+/* An approved call runs once, whoever asks to run it and however often. */
+static void
+test_inbox_runs_once (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwInbox) inbox = ow_inbox_new (f->store);
+  g_autoptr(OwInboxItem) a = ow_inbox_add (inbox, "s1", "w1", "approval", "Run write_file?", NULL, NULL, &error);
+  g_autoptr(OwInboxItem) done = NULL;
+  g_auto(GStrv) unsettled = NULL;
+
+  g_assert_no_error (error);
+  g_assert_null (a->execution);
+  g_assert_true (ow_inbox_resolve (inbox, a->id, "{\"decision\":\"once\"}", "inbox", &error));
+  unsettled = ow_inbox_dup_unsettled_sessions (inbox, &error);
+  g_assert_cmpstrv (unsettled, ((const char *[]) { "s1", NULL }));
+  g_clear_pointer (&unsettled, g_strfreev);
+
+  g_assert_true (ow_inbox_begin_run (inbox, "s1", "w1", &error));
+  g_assert_no_error (error);
+  /* A second start — a resumed turn, a second process — is refused. */
+  g_assert_false (ow_inbox_begin_run (inbox, "s1", "w1", &error));
+  g_assert_error (error, OW_POLICY_ERROR, OW_POLICY_ERROR_DENIED);
+  g_assert_nonnull (strstr (error->message, "may or may not have finished"));
+  g_clear_error (&error);
+  /* A call that never was an ask has nothing to guard. */
+  g_assert_true (ow_inbox_begin_run (inbox, "s1", "other", &error));
+  g_assert_no_error (error);
+
+  ow_inbox_end_run (inbox, "s1", "w1");
+  done = ow_inbox_get (inbox, a->id, &error);
+  g_assert_cmpstr (done->execution, ==, "finished");
+  g_assert_false (ow_inbox_begin_run (inbox, "s1", "w1", &error));
+  g_clear_error (&error);
+  unsettled = ow_inbox_dup_unsettled_sessions (inbox, &error);
+  g_assert_cmpstrv (unsettled, ((const char *[]) { NULL }));
+
+  /* A call settled while its ask still waited closes the ask. */
+  {
+    g_autoptr(OwInboxItem) b = ow_inbox_add (inbox, "s1", "w2", "approval", "Run write_file?", NULL, NULL, &error);
+    g_autoptr(OwInboxItem) b2 = NULL;
+
+    ow_inbox_end_run (inbox, "s1", "w2");
+    b2 = ow_inbox_get (inbox, b->id, &error);
+    g_assert_cmpstr (b2->state, ==, "resolved");
+    g_assert_cmpstr (b2->resolved_by, ==, "openworker");
+    g_assert_cmpstr (b2->execution, ==, "finished");
+  }
+}
+
+/* Withdrawing answers a session's pending asks, and only that session's. */
+static void
+test_inbox_withdraw (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwInbox) inbox = ow_inbox_new (f->store);
+  g_autoptr(OwInboxItem) a = ow_inbox_add (inbox, "s1", "w1", "approval", "Run write_file?", NULL, NULL, &error);
+  g_autoptr(OwInboxItem) q = ow_inbox_add (inbox, "s1", "q1", "question", "Which?", NULL, NULL, &error);
+  g_autoptr(OwInboxItem) other = ow_inbox_add (inbox, "s2", "w1", "approval", "Run write_file?", NULL, NULL, &error);
+  g_autoptr(OwInboxItem) a2 = NULL, q2 = NULL, other2 = NULL;
+  g_auto(GStrv) unsettled = NULL;
+
+  g_assert_no_error (error);
+  ow_inbox_withdraw (inbox, "s1", "interrupted");
+  a2 = ow_inbox_get (inbox, a->id, &error);
+  q2 = ow_inbox_get (inbox, q->id, &error);
+  other2 = ow_inbox_get (inbox, other->id, &error);
+  g_assert_cmpstr (a2->state, ==, "resolved");
+  g_assert_cmpstr (a2->resolution, ==, "{\"decision\":\"deny\",\"reason\":\"interrupted\"}");
+  g_assert_cmpstr (a2->execution, ==, "finished");
+  g_assert_cmpstr (q2->resolution, ==, "{\"error\":\"interrupted\"}");
+  g_assert_cmpstr (q2->resolved_by, ==, "interrupted");
+  g_assert_cmpstr (other2->state, ==, "pending");
+  g_assert_null (other2->execution);
+  unsettled = ow_inbox_dup_unsettled_sessions (inbox, &error);
+  g_assert_cmpstrv (unsettled, ((const char *[]) { "s2", NULL }));
+}
+
 /* ---- Reviewer ------------------------------------------------------------- */
 
 typedef struct {
@@ -776,6 +854,8 @@ main (int argc, char **argv)
   ADD ("policy-bad-config-rule", test_policy_bad_config_rule);
   ADD ("inbox", test_inbox);
   ADD ("inbox-wait-cancelled", test_inbox_wait_cancelled);
+  ADD ("inbox-runs-once", test_inbox_runs_once);
+  ADD ("inbox-withdraw", test_inbox_withdraw);
   ADD ("audit-chain", test_audit_chain);
 #undef ADD
   g_test_add_func ("/ow/engine/governance/reviewer-verdicts", test_reviewer_verdicts);

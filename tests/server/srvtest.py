@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 from owtest import ModelServer  # noqa: E402  (the scripted model server as a process)
 
 SERVER = os.path.abspath(os.environ.get("OW_SERVER_EXE", "build/app/openworker-server"))
+OPENWORKER_PATH = os.path.abspath(os.environ.get("OW_OPENWORKER", "build/app/openworker"))
 NODE = shutil.which("node") or "/usr/bin/node"
 CURL = shutil.which("curl") or "/usr/bin/curl"
 OPENAI_KEY = "sk-srv-test-openai-3f9e2a71c4"

@@ -27,12 +27,16 @@ class ClientTestCase(ServerTestCase):
     script = {"turns": [text_turn()]}
 
     def wsc(self, path, send=(), until=None, protocols=None, headers=None, timeout_ms=20000, close_after_seq=None,
-           token=None):
+           token=None, fetch=None, notify=None):
         plan = {"url": self.srv.ws_base + path,
                 "protocols": protocols if protocols is not None else ["openworker", token or self.srv.token],
                 "headers": headers or {}, "send": list(send), "timeout_ms": timeout_ms}
         if until:
             plan["until"] = until
+        if fetch:
+            plan["fetch"] = fetch
+        if notify:
+            plan["notify"] = notify
         if close_after_seq is not None:
             plan["close_after_seq"] = close_after_seq
         return node("ws-client.mjs", input_text=json.dumps(plan), timeout=timeout_ms / 1000 + 30)
