@@ -1233,6 +1233,51 @@ current_call (Run *run)
   return g_ptr_array_index (run->calls, run->call_index);
 }
 
+/* The lines a person watching wants under a command's step: the end of
+ * its output (where the error or the result usually is), redacted, and
+ * its exit code when it failed. Read from the result's "output" and
+ * "exit_code" members, whatever else the result carries. */
+#define SHELL_TAIL_LINES 6
+#define SHELL_TAIL_LINE_CHARS 160
+
+static void
+add_shell_summary (JsonObject *data, const char *result_text)
+{
+  g_autoptr(JsonObject) result = ow_json_object_from_string (result_text, -1, NULL);
+  const char *output = result != NULL ? ow_json_get_string (result, "output") : NULL;
+
+  if (result == NULL)
+    return;
+  if (json_object_has_member (result, "exit_code")
+      && JSON_NODE_HOLDS_VALUE (json_object_get_member (result, "exit_code")))
+    json_object_set_int_member (data, "exit_code", json_object_get_int_member (result, "exit_code"));
+  if (output != NULL && *output != '\0')
+    {
+      g_autofree char *safe = ow_redact (output);
+      g_autofree char *valid = g_utf8_make_valid (safe, -1);
+      g_auto(GStrv) lines = g_strsplit (g_strchomp (valid), "\n", -1);
+      guint n = g_strv_length (lines);
+      guint first = n > SHELL_TAIL_LINES ? n - SHELL_TAIL_LINES : 0;
+      g_autoptr(GString) tail = g_string_new (NULL);
+
+      for (guint i = first; i < n; i++)
+        {
+          g_strdelimit (lines[i], "\r\t", ' ');
+          if (tail->len > 0)
+            g_string_append_c (tail, '\n');
+          if (g_utf8_strlen (lines[i], -1) > SHELL_TAIL_LINE_CHARS)
+            {
+              g_autofree char *head = g_utf8_substring (lines[i], 0, SHELL_TAIL_LINE_CHARS);
+              g_string_append_printf (tail, "%s…", head);
+            }
+          else
+            g_string_append (tail, lines[i]);
+        }
+      json_object_set_string_member (data, "output_tail", tail->str);
+      json_object_set_int_member (data, "output_lines_hidden", first);
+    }
+}
+
 /* Appends the tool message, emits tool_finished, audits, and moves on. */
 static void
 complete_call (GTask *task, OwToolStatus status, const char *result_text, const char *reason)
@@ -1281,6 +1326,8 @@ complete_call (GTask *task, OwToolStatus status, const char *result_text, const 
   json_object_set_string_member (data, "enforcement", ow_executor_get_enforcement (agent->executor));
   if (spilled != NULL)
     json_object_set_string_member (data, "spilled_to", spilled);
+  if (g_str_equal (call->name, "run_shell"))
+    add_shell_summary (data, result_text);
   emit (run, "tool_finished", data);
   audit (run, call, "finished", ow_tool_status_to_string (status), NULL, run->cur_provenance, reason, preview);
 

@@ -933,5 +933,65 @@ class AtifCheckSelfTest(unittest.TestCase):
             self.assertNotEqual(self.mutated(fn), [])
 
 
+
+class Steps(RunTestCase):
+    """What a person watching a run is told: each command's output, the
+    refusals in the closing line, a retry's cause once, and the read-only
+    grant doing what its label says."""
+
+    def test_command_output_under_its_step(self):
+        key = TEST_KEYS["OPENAI_API_KEY"]
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "c1", "name": "run_shell",
+                             "arguments": {"command": f"seq 1 9; echo 'the key is {key}'; exit 3"}}]},
+            {"tool_calls": [{"id": "c2", "name": "run_shell", "arguments": {"command": "echo fine"}}]},
+            {"text": "done"}]})
+        code, transcript = self.run_at_terminal(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals",
+                                                 "--prompt", "x"], openai_env(self, server), [])
+        self.assertEqual(code, 0, transcript)
+        lines = [l.rstrip("\r") for l in transcript.split("\n")]
+        # The last six lines of output, the hidden ones counted, the key redacted.
+        self.assertIn("    │ … 4 earlier lines", lines, transcript)
+        for n in range(5, 10):
+            self.assertIn(f"    │ {n}", lines)
+        self.assertNotIn("    │ 4", lines)
+        self.assertNotIn(key, transcript)
+        self.assertTrue(any(l.startswith("    │ the key is ") for l in lines), transcript)
+        self.assertIn("    └ exit code 3", lines)
+        # A command that succeeds shows its output and no exit code.
+        after = lines[next(i for i, l in enumerate(lines) if "run_shell echo fine" in l):]
+        self.assertEqual(after[1], "    │ fine")
+        self.assertFalse(after[2].startswith("    └ exit code"), after[:4])
+
+    WRITE = Approvals.WRITE
+
+    def test_closing_line_counts_refused_calls(self):
+        server = self.server(self.WRITE)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "write a"], openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        closing = r.stderr.strip().split("\n")[-1]
+        self.assertIn("completed · 2 iterations · 0 tool calls run, 1 refused ·", closing)
+        # Positive control: the same run allowed says nothing of refusals.
+        server = self.server(self.WRITE)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "write a"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        closing = r.stderr.strip().split("\n")[-1]
+        self.assertIn("completed · 2 iterations · 1 tool call run ·", closing)
+        self.assertNotIn("refused", closing)
+
+    def test_unreachable_host_cause_said_once(self):
+        env = self.env(OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"],
+                       OPENWORKER_RETRY_DELAYS="0.05,0.05,0.05")
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "x"], env)
+        self.assertEqual(r.code, 3, r.stderr)
+        retry_lines = [l for l in r.stderr.split("\n") if "retry " in l]
+        self.assertEqual(len(retry_lines), 3, r.stderr)
+        self.assertRegex(retry_lines[0], r"provider error \(\w+: .+\); retry 1/3 in 0\.05s$")
+        self.assertEqual(retry_lines[0].count("Connection refused"), 1, retry_lines[0])
+        self.assertEqual(retry_lines[1], "openworker: retry 2/3 in 0.05s")
+        self.assertEqual(retry_lines[2], "openworker: retry 3/3 in 0.05s")
+
+
 if __name__ == "__main__":
     unittest.main()
