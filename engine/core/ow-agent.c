@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/ow-tool-args.h"
+#include "policy/ow-readonly.h"
 #include "policy/ow-safety.h"
 #include "core/ow-usage.h"
 #include "ow-error.h"
@@ -1508,6 +1509,29 @@ on_approval_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
 
+  /* "Allow read-only commands" lets this command run only if it is one:
+   * the card offers it only then, but the inbox and the API take any
+   * answer for any card. */
+  if (reply->answer == OW_APPROVAL_READONLY_SESSION)
+    {
+      if (!g_str_equal (call->name, "run_shell") || !ow_readonly_command (ow_json_get_string (run->cur_args, "command")))
+        {
+          const char *why = "not run: the person allowed read-only commands, and this one is not read-only";
+          audit (run, call, "approval_resolved", "denied", approval, "denied by person", why, NULL);
+          refuse (task, "denied by person", why, OW_TOOL_STATUS_DENIED);
+          g_object_unref (task);
+          return;
+        }
+      if (!safety)
+        {
+          g_autoptr(GError) grant_error = NULL;
+          if (!ow_session_add_readonly_grant (agent->session, &grant_error))
+            g_message ("Could not save the session grant: %s", grant_error->message);
+        }
+      provenance = g_strdup (safety ? "user-approved once" : "user-approved read-only commands for session");
+      reply->answer = OW_APPROVAL_ONCE;
+    }
+
   /* A safety check is asked every time: the answer covers this call only. */
   if (safety && reply->answer != OW_APPROVAL_ONCE)
     reply->answer = OW_APPROVAL_ONCE;
@@ -1630,6 +1654,8 @@ ask_person (GTask *task, const char *reviewer_reasoning)
     .reason = run->decision.reason,
     .risk = ow_risk_to_string (ow_tool_get_risk (run->cur_tool)),
     .safety_check = safety,
+    .readonly_ok = !safety && g_str_equal (call->name, "run_shell")
+                   && ow_readonly_command (ow_json_get_string (run->cur_args, "command")),
     .suggested_rule = safety ? NULL : run->decision.suggested_rule,
     .reviewer_reasoning = reviewer_reasoning,
   };
@@ -1647,7 +1673,9 @@ ask_person (GTask *task, const char *reviewer_reasoning)
     json_object_set_null_member (data, "standing_target");
   if (reviewer_reasoning != NULL)
     json_object_set_string_member (data, "reviewer_reasoning", reviewer_reasoning);
-  json_object_set_boolean_member (data, "readonly_ok", FALSE);
+  /* The card offers "Allow read-only commands" only for a command the
+   * grant would cover, and never on a safety check (asked every time). */
+  json_object_set_boolean_member (data, "readonly_ok", req.readonly_ok);
   emit (run, "permission_required", data);
   audit (run, call, "approval_requested", NULL, NULL, NULL, run->decision.reason, NULL);
   ow_attendant_request_approval_async (agent->attendant, &req, run->cancellable, on_approval_cb, g_object_ref (task));
@@ -1793,6 +1821,7 @@ decide_current (GTask *task)
     .args = run->cur_args,
     .workspace = ow_session_get_workspace (agent->session),
     .tool_granted = ow_session_has_tool_grant (agent->session, call->name),
+    .readonly_granted = ow_session_has_readonly_grant (agent->session),
     .command_granted = g_str_equal (call->name, "run_shell")
                        && ow_session_has_command_grant (agent->session, ow_json_get_string (run->cur_args, "command") != NULL
                                                                         ? ow_json_get_string (run->cur_args, "command") : ""),
@@ -1887,7 +1916,9 @@ on_site_answer_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   gboolean granted = FALSE;
   JsonObject *data;
 
-  if (reply != NULL && !g_cancellable_is_cancelled (run->cancellable) && reply->answer != OW_APPROVAL_DENY)
+  /* "Allow read-only commands" says nothing about a site: not a yes. */
+  if (reply != NULL && !g_cancellable_is_cancelled (run->cancellable) && reply->answer != OW_APPROVAL_DENY
+      && reply->answer != OW_APPROVAL_READONLY_SESSION)
     {
       OwSiteGrant grant = reply->answer == OW_APPROVAL_ALWAYS ? OW_SITE_GRANT_ALWAYS
                           : reply->answer == OW_APPROVAL_SESSION ? OW_SITE_GRANT_SESSION

@@ -873,28 +873,18 @@ ow_session_host_answer (OwSessionHost *self,
           g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "An approval needs a decision.");
           return FALSE;
         }
-      if (g_str_equal (decision, "readonly_session"))
+      /* readonly_session is "Allow read-only commands": the agent runs
+       * this command when it is read-only and the others like it after. */
+      static const char *const known[] = { "once", "allow", "always_tool", "always_command", "session",
+                                           "always_task", "always", "deny", "readonly_session", NULL };
+      if (!g_strv_contains (known, decision))
         {
-          /* "No, and stop asking me to change things": this call is denied
-           * and the session continues read-only. */
-          if (!ow_session_host_set_mode (self, session_id, "plan", FALSE, error))
-            return FALSE;
-          json_object_set_string_member (r, "decision", "deny");
-          json_object_set_string_member (r, "reason", "the person made this session read-only");
+          g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "\"%s\" is not an approval decision.", decision);
+          return FALSE;
         }
-      else
-        {
-          static const char *const known[] = { "once", "allow", "always_tool", "always_command", "session",
-                                               "always_task", "always", "deny", NULL };
-          if (!g_strv_contains (known, decision))
-            {
-              g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "\"%s\" is not an approval decision.", decision);
-              return FALSE;
-            }
-          json_object_set_string_member (r, "decision", decision);
-          if (ow_json_get_string (answer, "reason") != NULL)
-            json_object_set_string_member (r, "reason", ow_json_get_string (answer, "reason"));
-        }
+      json_object_set_string_member (r, "decision", decision);
+      if (ow_json_get_string (answer, "reason") != NULL)
+        json_object_set_string_member (r, "reason", ow_json_get_string (answer, "reason"));
       resolution = ow_json_object_to_string (r);
     }
   else

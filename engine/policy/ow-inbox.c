@@ -488,6 +488,8 @@ on_answer_cb (GObject *source, GAsyncResult *result, gpointer user_data)
         reply->answer = OW_APPROVAL_SESSION;
       else if (g_str_equal (decision, "always") || g_str_equal (decision, "always_task"))
         reply->answer = OW_APPROVAL_ALWAYS;
+      else if (g_str_equal (decision, "readonly_session"))
+        reply->answer = OW_APPROVAL_READONLY_SESSION;
       else
         reply->answer = OW_APPROVAL_DENY;
       if (obj != NULL && ow_json_get_string (obj, "reason") != NULL)

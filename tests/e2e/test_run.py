@@ -993,5 +993,59 @@ class Steps(RunTestCase):
         self.assertEqual(retry_lines[2], "openworker: retry 3/3 in 0.05s")
 
 
+    def test_allow_read_only_commands_allows_them(self):
+        with open(os.path.join(self.ws, "a.txt"), "w") as f:
+            f.write("alpha\n")
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "c1", "name": "run_shell", "arguments": {"command": "cat a.txt"}}]},
+            {"tool_calls": [{"id": "c2", "name": "run_shell", "arguments": {"command": "ls | wc -l"}}]},
+            {"tool_calls": [{"id": "c3", "name": "run_shell", "arguments": {"command": "touch b.txt"}}]},
+            {"text": "done"}]})
+        code, transcript = self.run_at_terminal(["--model", "openai:gpt-4o", "--prompt", "x"],
+                                                openai_env(self, server), [("Allow?", "r"), ("Allow?", "n")])
+        self.assertEqual(code, 0, transcript)
+        prompts = [p for p in transcript.split("Allow?")[1:]]
+        # Asked for cat (with the grant offered) and for touch (without it);
+        # ls | wc ran under the grant.
+        self.assertEqual(len(prompts), 2, transcript)
+        self.assertIn("[r] all read-only commands", prompts[0])
+        self.assertNotIn("[r] all read-only commands", prompts[1])
+        self.assertIn("    │ alpha", transcript)
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "b.txt")))
+        summary = self.result_json("summary.json")
+        self.assertEqual(summary["approval_mode"], "ask")   # the session was not put in plan mode
+        self.assertEqual(summary["tool_results"], {"ok": 2, "denied": 1})
+        db = sqlite3.connect(os.path.join(self.out, "audit.db"))
+        rows = db.execute("SELECT call_id, stage, provenance FROM audit_events WHERE stage IN "
+                          "('approval_resolved', 'auto_allowed') ORDER BY id").fetchall()
+        self.assertEqual(rows, [("c1", "approval_resolved", "user-approved read-only commands for session"),
+                                ("c2", "auto_allowed", "user-approved read-only commands for session"),
+                                ("c3", "approval_resolved", "denied by person")])
+        with open(os.path.join(self.out, "events.jsonl")) as f:
+            events = [json.loads(l) for l in f if l.strip()]
+        offered = {e["data"]["call_id"]: e["data"]["readonly_ok"] for e in events if e["type"] == "permission_required"}
+        self.assertEqual(offered, {"c1": True, "c3": False})
+
+    def test_write_outside_the_folders_refused_without_a_card(self):
+        outside = os.path.join(self.tmp, "outside.txt")
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "c1", "name": "write_file", "arguments": {"path": outside, "content": "X"}}]},
+            {"tool_calls": [{"id": "c2", "name": "write_file", "arguments": {"path": "inside.txt", "content": "I"}}]},
+            {"text": "done"}]})
+        code, transcript = self.run_at_terminal(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals",
+                                                 "--prompt", "x"], openai_env(self, server), [("Allow?", "y")])
+        self.assertEqual(code, 0, transcript)
+        self.assertNotIn("Allow?", transcript)
+        self.assertFalse(os.path.exists(outside))
+        self.assertIn("path is not in a writable directory", json.dumps(server.requests()[1]["body"]))
+        # Positive control: the write inside the folder ran in the same run.
+        with open(os.path.join(self.ws, "inside.txt")) as f:
+            self.assertEqual(f.read(), "I")
+
+    def result_json(self, name):
+        with open(os.path.join(self.out, name)) as f:
+            return json.load(f)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -287,6 +287,39 @@ class Approvals(ClientTestCase):
             self.assertEqual(os.path.exists(os.path.join(workspace, expect_file)), resolution == "allow")
 
 
+def shell_turn(command, cid):
+    return {"tool_calls": [{"id": cid, "name": "run_shell", "arguments": {"command": command}}]}
+
+
+class ReadOnlyGrant(ClientTestCase):
+    """The card's "Allow read-only commands" (readonly_session) runs the
+    command and the read-only ones after it, and leaves the mode alone."""
+    script = {"turns": [shell_turn("cat a.txt", "r1"), shell_turn("ls | wc -l", "r2"), shell_turn("touch b.txt", "r3"),
+                        text_turn("Done.")]}
+
+    def test_allow_read_only_commands(self):
+        sid = "rogrant"
+        workspace = os.path.realpath(self.ws)
+        with open(os.path.join(workspace, "a.txt"), "w") as f:
+            f.write("alpha\n")
+        self.api("/v1/sessions", method="POST", body={"session_id": sid, "workspace": workspace})
+        r = self.wsc(f"/ws/session/{sid}", send=[
+            {"on": {"type": "ready"}, "frame": {"type": "user_message", "text": "look"}},
+            # Every card gets the same answer: for touch, which is not
+            # read-only, it must not be taken as a yes.
+            {"on": {"type": "permission_required"}, "frame": {"type": "approval", "decision": "readonly_session"},
+             "every": True},
+        ], until={"type": "turn_done"}, timeout_ms=30000)
+        cards = [f["data"] for f in r["frames"] if f["type"] == "permission_required"]
+        # cat asked (the grant offered), ls | wc ran under it, touch asked
+        # again without the offer and was not run.
+        self.assertEqual([(c["call_id"], c["readonly_ok"]) for c in cards], [("r1", True), ("r3", False)])
+        finished = {f["data"]["call_id"]: f["data"]["status"] for f in r["frames"] if f["type"] == "tool_finished"}
+        self.assertEqual(finished, {"r1": "ok", "r2": "ok", "r3": "denied"})
+        self.assertFalse(os.path.exists(os.path.join(workspace, "b.txt")))
+        self.assertNotEqual(self.api(f"/v1/sessions/{sid}").json["mode"], "plan")
+
+
 class OpenAISDK(ClientTestCase):
     script = {"models": ["gpt-4o"], "turns": [
         {"text": "Hello from the scripted model.", "usage": {"input": 12, "output": 7}},

@@ -104,6 +104,11 @@ void       ow_tb_shell_setenv    (OwTbShell *shell, const char *const *set);
 /* Kills the shell, every process group it started and every background task. */
 void       ow_tb_shell_free (OwTbShell *shell);
 
+/* 1 when a file tool may write @raw (relative to roots[0], ~ expanded,
+ * canonical like the tools' own check), else 0: the policy refuses such a
+ * call before anyone is asked, since the tool would refuse it anyway. */
+int        ow_tb_path_writable (const OwTbRoot *roots, size_t n_roots, const char *raw);
+
 /* Everything a call needs. The caller owns all of it. */
 typedef struct {
   const OwTbRoot *roots;      /* roots[0] is primary: relative paths resolve there */
