@@ -21,6 +21,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/ow-file-changes.h"
 #include "core/ow-tool-args.h"
 #include "policy/ow-readonly.h"
 #include "policy/ow-safety.h"
@@ -115,6 +116,8 @@ typedef struct {
   char          *review_mode;    /* the mode when the review started */
   guint          review_roots;   /* the number of folders when the review started */
   char          *site;           /* the site a card asks about */
+  OwFileSnapshot *shell_before;  /* run_shell: the writable folders before the command (owned) */
+  GPtrArray     *shell_changed;  /* run_shell: char*, the files it made or changed (owned) */
   /* compaction in progress */
   JsonArray     *compact_history;  /* the history it summarizes (owned) */
   guint          compact_boundary;
@@ -138,6 +141,8 @@ run_free (Run *run)
   ow_decision_clear (&run->decision);
   g_free (run->review_mode);
   g_free (run->site);
+  g_clear_pointer (&run->shell_before, ow_file_snapshot_free);
+  g_clear_pointer (&run->shell_changed, g_ptr_array_unref);
   g_clear_pointer (&run->compact_history, json_array_unref);
   g_free (run->overflow_error);
   for (guint i = 0; i < G_N_ELEMENTS (run->delta_streams); i++)
@@ -1329,6 +1334,15 @@ complete_call (GTask *task, OwToolStatus status, const char *result_text, const 
     json_object_set_string_member (data, "spilled_to", spilled);
   if (g_str_equal (call->name, "run_shell"))
     add_shell_summary (data, result_text);
+  if (run->shell_changed != NULL && run->shell_changed->len > 0)
+    {
+      JsonArray *files = json_array_new ();
+      for (guint i = 0; i < run->shell_changed->len; i++)
+        json_array_add_string_element (files, g_ptr_array_index (run->shell_changed, i));
+      json_object_set_array_member (data, "files_changed", files);
+    }
+  g_clear_pointer (&run->shell_before, ow_file_snapshot_free);
+  g_clear_pointer (&run->shell_changed, g_ptr_array_unref);
   emit (run, "tool_finished", data);
   audit (run, call, "finished", ow_tool_status_to_string (status), NULL, run->cur_provenance, reason, preview);
 
@@ -1388,6 +1402,23 @@ note_shell_effects (Run *run, const char *result_text)
     }
 }
 
+/* The folders a command may write in: where the files it makes land. */
+static GStrv
+writable_folders (OwAgent *agent)
+{
+  GPtrArray *roots = ow_session_get_roots (agent->session);
+  GPtrArray *out = g_ptr_array_new ();
+
+  for (guint i = 0; i < roots->len; i++)
+    {
+      OwRoot *r = g_ptr_array_index (roots, i);
+      if (r->writable)
+        g_ptr_array_add (out, g_strdup (r->path));
+    }
+  g_ptr_array_add (out, NULL);
+  return (GStrv) g_ptr_array_free (out, FALSE);
+}
+
 static void
 on_tool_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -1396,6 +1427,13 @@ on_tool_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(OwToolResult) r = ow_tool_execute_finish (OW_TOOL (source), result, &error);
 
+  /* An interrupted command may have written files too. */
+  if (run->shell_before != NULL)
+    {
+      g_auto(GStrv) folders = writable_folders (run->agent);
+      g_autoptr(OwFileSnapshot) after = ow_file_snapshot_take ((const char *const *) folders);
+      run->shell_changed = ow_file_snapshot_changes (run->shell_before, after);
+    }
   if (r == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     complete_error (task, OW_TOOL_STATUS_INTERRUPTED, "interrupted by user", NULL);
   else if (r == NULL)
@@ -1438,6 +1476,15 @@ execute_current (GTask *task)
                              || g_str_equal (ow_session_get_mode (agent->session), "dangerously-bypass-approvals"));
   json_object_set_string_member (data, "name", call->name);
   json_object_set_string_member (data, "call_id", call->id);
+  /* What the command is about to change, seen from before it runs (the
+   * deliverables list every file the session changed, however made). */
+  g_clear_pointer (&run->shell_before, ow_file_snapshot_free);
+  g_clear_pointer (&run->shell_changed, g_ptr_array_unref);
+  if (g_str_equal (call->name, "run_shell"))
+    {
+      g_auto(GStrv) folders = writable_folders (agent);
+      run->shell_before = ow_file_snapshot_take ((const char *const *) folders);
+    }
   emit (run, "tool_started", data);
   audit (run, call, "started", NULL, NULL, run->cur_provenance, NULL, NULL);
   ow_tool_execute_async (run->cur_tool, &ctx, run->cur_args, args_text, run->cancellable,

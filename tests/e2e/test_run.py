@@ -1042,6 +1042,30 @@ class Steps(RunTestCase):
         with open(os.path.join(self.ws, "inside.txt")) as f:
             self.assertEqual(f.read(), "I")
 
+    def test_files_a_command_changed_are_recorded(self):
+        ws = os.path.realpath(self.ws)
+        with open(os.path.join(ws, "old.txt"), "w") as f:
+            f.write("untouched")
+        with open(os.path.join(ws, "edited.txt"), "w") as f:
+            f.write("before")
+        os.makedirs(os.path.join(ws, ".git"))
+        os.makedirs(os.path.join(ws, "node_modules"))
+        command = ("printf one > made.txt && mkdir -p out/deep && printf 'a,b' > out/deep/t.csv"
+                   " && printf after > edited.txt && printf x > .git/HEAD && printf y > node_modules/m.js; exit 1")
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "c1", "name": "run_shell", "arguments": {"command": command}}]},
+            {"tool_calls": [{"id": "c2", "name": "run_shell", "arguments": {"command": "cat made.txt"}}]},
+            {"text": "done"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "x"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        finished = {e["data"]["call_id"]: e["data"] for e in r.lines("events.jsonl") if e["type"] == "tool_finished"}
+        # Made or changed, in the session's folder, even by a command that failed;
+        # not what it only read, nor .git or node_modules.
+        self.assertEqual(finished["c1"]["files_changed"],
+                         [os.path.join(ws, p) for p in ("edited.txt", "made.txt", "out/deep/t.csv")])
+        self.assertNotIn("files_changed", finished["c2"])
+
     def result_json(self, name):
         with open(os.path.join(self.out, name)) as f:
             return json.load(f)

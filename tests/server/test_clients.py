@@ -320,6 +320,34 @@ class ReadOnlyGrant(ClientTestCase):
         self.assertNotEqual(self.api(f"/v1/sessions/{sid}").json["mode"], "plan")
 
 
+class ShellArtifacts(ClientTestCase):
+    """The deliverables list every file the session changed in its
+    folders: those its shell commands made as well as its file tools'."""
+    script = {"turns": [shell_turn("printf one > made.txt && mkdir -p out && printf 'a,b' > out/t.csv", "s1"),
+                        write_turn("w.md", "# W", cid="w1"), text_turn("Done.")]}
+
+    def test_shell_made_files_listed(self):
+        sid = "shellart"
+        workspace = os.path.realpath(self.ws)
+        with open(os.path.join(workspace, "old.md"), "w") as f:
+            f.write("# not made by the session")
+        self.api("/v1/sessions", method="POST", body={"session_id": sid, "workspace": workspace})
+        r = self.wsc(f"/ws/session/{sid}", send=[
+            {"on": {"type": "ready"}, "frame": {"type": "set_mode", "mode": "bypass-approvals"}},
+            {"on": {"type": "mode_changed"}, "frame": {"type": "user_message", "text": "make them"}},
+        ], until={"type": "turn_done"}, timeout_ms=30000)
+        self.assertIn("turn_done", [f["type"] for f in r["frames"]])
+        arts = self.api(f"/v1/sessions/{sid}/artifacts").json["artifacts"]
+        by_abs = {a["abs_path"]: a for a in arts}
+        for name in ("made.txt", "out/t.csv", "w.md"):
+            self.assertIn(os.path.join(workspace, name), by_abs, arts)
+        self.assertEqual(by_abs[os.path.join(workspace, "out/t.csv")]["path"], "out/t.csv")
+        self.assertNotIn(os.path.join(workspace, "old.md"), by_abs)
+        got = curl(self.srv.base + f"/v1/sessions/{sid}/artifacts/read", token=self.srv.token,
+                   extra=["-G", "--data-urlencode", f"path={os.path.join(workspace, 'made.txt')}"])
+        self.assertEqual(got.json["content"], "one")
+
+
 class OpenAISDK(ClientTestCase):
     script = {"models": ["gpt-4o"], "turns": [
         {"text": "Hello from the scripted model.", "usage": {"input": 12, "output": 7}},

@@ -914,7 +914,8 @@ cond_artifact (Fixture *f, gconstpointer name)
   return FALSE;
 }
 
-/* Deliverables: the file a session wrote is listed, previews as markdown
+/* Deliverables: the files a session wrote (by a file tool or a command)
+ * are listed, the report previews as markdown
  * in the no-script view, and an artifact: link resolves to it. */
 static void
 test_artifacts (Fixture *f, gconstpointer data)
@@ -924,11 +925,15 @@ test_artifacts (Fixture *f, gconstpointer data)
   GtkWidget *viewer;
 
   serve (f, "{\"turns\":[" WRITE_SCRIPT ("w6", "report.md", "# Report\\n\\nAll **good**.\\n\\n<script>bad()</script>")
+            ",{\"tool_calls\":[{\"id\":\"s6\",\"name\":\"run_shell\","
+            "\"arguments\":{\"command\":\"printf 'a,b' > made-by-shell.csv\"}}]}"
             ",{\"text\":\"See [the report](artifact:report.md).\"}]}");
   send_first (f, f->ws, "bypass-approvals", "Write the report");
   wait_turns_done (f, 1);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-artifacts", NULL));
   wait_until (f, cond_artifact, "report.md", 10000, "report.md among the deliverables");
+  /* A file a command made is a deliverable too. */
+  wait_until (f, cond_artifact, "made-by-shell.csv", 10000, "made-by-shell.csv among the deliverables");
   path = ow_artifacts_panel_resolve (panel, "report.md");
   g_assert_nonnull (path);
   g_assert_null (ow_artifacts_panel_resolve (panel, "../../etc/passwd"));

@@ -104,6 +104,12 @@ void       ow_tb_shell_setenv    (OwTbShell *shell, const char *const *set);
 /* Kills the shell, every process group it started and every background task. */
 void       ow_tb_shell_free (OwTbShell *shell);
 
+/* The folders list_files skips (NULL-terminated): .git, .venv,
+ * node_modules, build, dist, caches. */
+extern const char *const ow_tb_list_ignored_dirs[];
+/* 1 when @name is one of the NULL-terminated @list. */
+int        ow_tb_name_in_list (const char *name, const char *const *list);
+
 /* 1 when a file tool may write @raw (relative to roots[0], ~ expanded,
  * canonical like the tools' own check), else 0: the policy refuses such a
  * call before anyone is asked, since the tool would refuse it anyway. */
