@@ -481,6 +481,21 @@ ow_store_session_set_flags (OwStore *store, const char *session_id, int pinned, 
 }
 
 gboolean
+ow_store_session_set_auto_title (OwStore *store, const char *session_id, const char *title, GError **error)
+{
+  sqlite3_stmt *stmt = ow_db_prepare (store->db,
+    "UPDATE sessions SET auto_title = ?2 WHERE session_id = ?1", error);
+
+  if (stmt == NULL)
+    return FALSE;
+  bind_text (stmt, 1, session_id);
+  bind_text (stmt, 2, title);
+  if (!ow_db_step_done (store->db, stmt, error))
+    return FALSE;
+  return changed_one (store, session_id, error);
+}
+
+gboolean
 ow_store_session_rename (OwStore *store, const char *session_id, const char *title, GError **error)
 {
   sqlite3_stmt *stmt = ow_db_prepare (store->db,

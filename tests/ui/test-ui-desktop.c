@@ -381,6 +381,8 @@ setup (Fixture *f, gconstpointer data)
   g_setenv ("OPENAI_API_KEY", "sk-test-desktop-0123456789", TRUE);
   g_setenv ("OPENWORKER_MODEL", "openai:gpt-4o", TRUE);
   g_setenv ("OPENWORKER_RETRY_DELAYS", "0.05,0.05", TRUE);
+  /* No title call after the first turn: it would take a turn of each script. */
+  g_setenv ("OPENWORKER_AUTO_TITLE", "0", TRUE);
   if (data == NULL)
     start_app (f);
 }
