@@ -201,9 +201,9 @@ policy_with (Fixture *f, const char *machine_toml, const char *project_toml)
   return policy;
 }
 
-static OwVerdict
-decide (OwPolicy *policy, Fixture *f, const char *mode, const char *tool, OwRisk risk, const char *json,
-        gboolean granted, char **provenance)
+/* Decides @call with the session's one folder, @f->ws, writable. */
+static void
+decide_call (OwPolicy *policy, Fixture *f, OwPolicyCall *call, OwDecision *d)
 {
   const char *roots[] = { f->ws, NULL };
   gboolean writable[] = { TRUE };
@@ -212,15 +212,25 @@ decide (OwPolicy *policy, Fixture *f, const char *mode, const char *tool, OwRisk
     .roots = roots, .roots_writable = writable, .n_roots = 1, .cwd = f->ws, .home = "/home/person",
     .agent_dirs = agent_dirs,
   };
+
+  call->workspace = f->ws;
+  call->safety = &ctx;
+  ow_policy_decide (policy, call, d);
+  call->safety = NULL;
+}
+
+static OwVerdict
+decide (OwPolicy *policy, Fixture *f, const char *mode, const char *tool, OwRisk risk, const char *json,
+        gboolean granted, char **provenance)
+{
   g_autoptr(JsonObject) a = args (json);
   OwPolicyCall call = {
-    .mode = mode, .tool = tool, .risk = risk, .args = a, .workspace = f->ws,
-    .tool_granted = granted, .command_granted = granted, .safety = &ctx,
+    .mode = mode, .tool = tool, .risk = risk, .args = a, .tool_granted = granted, .command_granted = granted,
   };
   OwDecision d;
   OwVerdict v;
 
-  ow_policy_decide (policy, &call, &d);
+  decide_call (policy, f, &call, &d);
   v = d.verdict;
   if (provenance != NULL)
     *provenance = g_strdup (d.provenance);
@@ -708,13 +718,6 @@ static void
 test_policy_readonly_grant (Fixture *f, gconstpointer data)
 {
   g_autoptr(OwPolicy) policy = policy_with (f, "", "");
-  const char *roots[] = { f->ws, NULL };
-  gboolean writable[] = { TRUE };
-  const char *agent_dirs[] = { "/nonexistent/openworker-config", NULL };
-  OwSafetyContext ctx = {
-    .roots = roots, .roots_writable = writable, .n_roots = 1, .cwd = f->ws, .home = "/home/person",
-    .agent_dirs = agent_dirs,
-  };
   const struct {
     const char *command;
     gboolean    granted;
@@ -732,13 +735,12 @@ test_policy_readonly_grant (Fixture *f, gconstpointer data)
     {
       g_autoptr(JsonObject) a = json_object_new ();
       OwPolicyCall call = {
-        .mode = "ask", .tool = "run_shell", .risk = OW_RISK_EXEC, .args = a, .workspace = f->ws,
-        .readonly_granted = table[i].granted, .safety = &ctx,
+        .mode = "ask", .tool = "run_shell", .risk = OW_RISK_EXEC, .args = a, .readonly_granted = table[i].granted,
       };
       OwDecision d;
 
       json_object_set_string_member (a, "command", table[i].command);
-      ow_policy_decide (policy, &call, &d);
+      decide_call (policy, f, &call, &d);
       if (d.verdict != table[i].want)
         g_error ("%s (grant %d): %s, want %s", table[i].command, table[i].granted, ow_verdict_to_string (d.verdict),
                  ow_verdict_to_string (table[i].want));

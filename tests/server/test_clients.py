@@ -291,6 +291,15 @@ def shell_turn(command, cid):
     return {"tool_calls": [{"id": cid, "name": "run_shell", "arguments": {"command": command}}]}
 
 
+def session_with_file(test, sid, name, content):
+    """Creates session @sid in the test's workspace, which holds @name."""
+    workspace = os.path.realpath(test.ws)
+    with open(os.path.join(workspace, name), "w") as f:
+        f.write(content)
+    test.api("/v1/sessions", method="POST", body={"session_id": sid, "workspace": workspace})
+    return workspace
+
+
 class ReadOnlyGrant(ClientTestCase):
     """The card's "Allow read-only commands" (readonly_session) runs the
     command and the read-only ones after it, and leaves the mode alone."""
@@ -299,10 +308,7 @@ class ReadOnlyGrant(ClientTestCase):
 
     def test_allow_read_only_commands(self):
         sid = "rogrant"
-        workspace = os.path.realpath(self.ws)
-        with open(os.path.join(workspace, "a.txt"), "w") as f:
-            f.write("alpha\n")
-        self.api("/v1/sessions", method="POST", body={"session_id": sid, "workspace": workspace})
+        workspace = session_with_file(self, sid, "a.txt", "alpha\n")
         r = self.wsc(f"/ws/session/{sid}", send=[
             {"on": {"type": "ready"}, "frame": {"type": "user_message", "text": "look"}},
             # Every card gets the same answer: for touch, which is not
@@ -328,10 +334,7 @@ class ShellArtifacts(ClientTestCase):
 
     def test_shell_made_files_listed(self):
         sid = "shellart"
-        workspace = os.path.realpath(self.ws)
-        with open(os.path.join(workspace, "old.md"), "w") as f:
-            f.write("# not made by the session")
-        self.api("/v1/sessions", method="POST", body={"session_id": sid, "workspace": workspace})
+        workspace = session_with_file(self, sid, "old.md", "# not made by the session")
         r = self.wsc(f"/ws/session/{sid}", send=[
             {"on": {"type": "ready"}, "frame": {"type": "set_mode", "mode": "bypass-approvals"}},
             {"on": {"type": "mode_changed"}, "frame": {"type": "user_message", "text": "make them"}},
