@@ -3,6 +3,7 @@
 
 #include "policy/ow-policy.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "ow-error.h"
@@ -218,22 +219,35 @@ matched (OwRuleSet *set, const OwRuleCall *rc, OwDecision *out, const char **tag
 static gboolean
 is_file_write (const char *tool)
 {
-  static const char *const writers[] = { "write_file", "replace_in_file", "edit_file", NULL };
+  static const char *const writers[] = { "write_file", "replace_in_file", "edit_file", "apply_patch", NULL };
 
   return tool != NULL && g_strv_contains (writers, tool);
 }
 
-static gboolean
-file_tool_may_write (const OwSafetyContext *safety, const char *path)
+/* The path of a file tool's call it may not write, as the call names it,
+ * or NULL when it may write them all. */
+static char *
+file_tool_refused_path (const OwSafetyContext *safety, const char *tool, JsonObject *args)
 {
   g_autofree OwTbRoot *roots = g_new0 (OwTbRoot, MAX (safety->n_roots, 1));
+  const char *path = args != NULL ? ow_json_get_string (args, "path") : NULL;
+  char *refused = NULL;
 
   for (guint i = 0; i < safety->n_roots; i++)
     {
       roots[i].path = safety->roots[i];
       roots[i].writable = safety->roots_writable != NULL && safety->roots_writable[i];
     }
-  return ow_tb_path_writable (roots, safety->n_roots, path);
+  if (g_str_equal (tool, "apply_patch"))
+    {
+      char *found = NULL;
+      if (!ow_tb_patch_writable (roots, safety->n_roots, args != NULL ? ow_json_get_string (args, "patch") : NULL,
+                                 &found))
+        refused = g_strdup (found);
+      free (found);
+      return refused;
+    }
+  return path != NULL && !ow_tb_path_writable (roots, safety->n_roots, path) ? g_strdup (path) : NULL;
 }
 
 static void decide_inner (OwPolicy *self, const OwPolicyCall *call, const char *mode, OwRuleCall *rc,
@@ -281,9 +295,9 @@ decide_inner (OwPolicy *self, const OwPolicyCall *call, const char *mode, OwRule
    * every mode: asking would only lead to the tool's own refusal. */
   if (call->safety != NULL && is_file_write (call->tool))
     {
-      const char *path = call->args != NULL ? ow_json_get_string (call->args, "path") : NULL;
+      g_autofree char *path = file_tool_refused_path (call->safety, call->tool, call->args);
 
-      if (path != NULL && !file_tool_may_write (call->safety, path))
+      if (path != NULL)
         {
           g_autofree char *reason = g_strdup_printf ("path is not in a writable directory: %s (file tools write only "
                                                      "in the session's writable folders; ask for one with "

@@ -705,6 +705,29 @@ test_policy_file_write_outside_refused (Fixture *f, gconstpointer data)
           g_error ("%s in %s was refused: %s", writes[i].json, modes[m], d.reason);
         ow_decision_clear (&d);
       }
+  /* A patch is refused for any file it would write outside. */
+  for (gsize m = 0; m < G_N_ELEMENTS (modes); m++)
+    {
+      const char *outside = "{\"patch\":\"*** Begin Patch\\n*** Add File: ok.txt\\n+a\\n*** Add File: ro/x.txt\\n+b\\n"
+                            "*** End Patch\"}";
+      const char *inside = "{\"patch\":\"*** Begin Patch\\n*** Add File: ok.txt\\n+a\\n*** End Patch\"}";
+      g_autoptr(JsonObject) a = args (outside);
+      g_autoptr(JsonObject) b = args (inside);
+      OwPolicyCall call = {
+        .mode = modes[m], .tool = "apply_patch", .risk = OW_RISK_WRITE_LOCAL, .args = a, .workspace = f->ws,
+        .safety = &ctx,
+      };
+      OwDecision d;
+
+      ow_policy_decide (policy, &call, &d);
+      g_assert_cmpint (d.verdict, ==, OW_VERDICT_DENY);
+      g_assert_nonnull (strstr (d.reason, "ro/x.txt"));
+      ow_decision_clear (&d);
+      call.args = b;
+      ow_policy_decide (policy, &call, &d);
+      g_assert_cmpint (d.verdict, !=, OW_VERDICT_DENY);
+      ow_decision_clear (&d);
+    }
   /* The positive controls in the modes that ask and that run. */
   g_assert_cmpint (decide (policy, f, "ask", "write_file", OW_RISK_WRITE_LOCAL, "{\"path\":\"ok.txt\"}", FALSE, NULL),
                    ==, OW_VERDICT_ASK);

@@ -114,6 +114,10 @@ int        ow_tb_name_in_list (const char *name, const char *const *list);
  * canonical like the tools' own check), else 0: the policy refuses such a
  * call before anyone is asked, since the tool would refuse it anyway. */
 int        ow_tb_path_writable (const OwTbRoot *roots, size_t n_roots, const char *raw);
+/* The same for every file an apply_patch @text adds, updates, deletes or
+ * moves to: 0 with the first refused path in *@refused (free()), else 1
+ * (a patch that does not parse is 1: the tool says what is wrong). */
+int        ow_tb_patch_writable (const OwTbRoot *roots, size_t n_roots, const char *text, char **refused);
 
 /* Everything a call needs. The caller owns all of it. */
 typedef struct {
