@@ -560,6 +560,7 @@ approval_async (OwAttendant *attendant, const OwApprovalRequest *req, GCancellab
   json_object_set_object_member (data, "arguments", json_object_ref (req->arguments));
   json_object_set_string_member (data, "risk", req->risk);
   json_object_set_boolean_member (data, "safety_check", req->safety_check);
+  json_object_set_boolean_member (data, "readonly_ok", req->readonly_ok);
   if (req->suggested_rule != NULL)
     json_object_set_string_member (data, "suggested_rule", req->suggested_rule);
   if (req->reviewer_reasoning != NULL)
