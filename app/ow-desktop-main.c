@@ -1,6 +1,7 @@
 /* ow-desktop-main.c: `openworker-desktop`, the desktop application.
  *
  *   openworker-desktop [FOLDER…]
+ *   openworker-desktop --help | --version
  *
  * A thin shell around OwApplication (ui/): registers this platform's
  * sandbox and keyring, keeps keys out of every log line, and runs the
@@ -47,9 +48,31 @@ run_server_instead (void)
   return 1;
 }
 
+/* Whether the command line only asks what the program is: those print
+ * and exit, with or without a display (never a server in their place). */
+static gboolean
+asks_only (int argc, char **argv, gboolean *version)
+{
+  for (int i = 1; i < argc; i++)
+    {
+      if (g_str_equal (argv[i], "--"))
+        break;
+      if (g_str_equal (argv[i], "--version"))
+        {
+          *version = TRUE;
+          return TRUE;
+        }
+      if (g_str_equal (argv[i], "-h") || g_str_equal (argv[i], "-?") || g_str_has_prefix (argv[i], "--help"))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 int
 main (int argc, char **argv)
 {
+  gboolean version = FALSE;
+  gboolean asks;
   g_autoptr(OwApplication) app = NULL;
 
   setlocale (LC_ALL, "");
@@ -60,7 +83,15 @@ main (int argc, char **argv)
   /* No other process of this user may read this one's memory, environment
    * or core dump (the keys are in there). */
   ow_secret_env_protect_process ();
-  if (g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
+  asks = asks_only (argc, argv, &version);
+  if (version)
+    {
+      printf ("openworker-desktop %s\n", OW_VERSION);
+      return 0;
+    }
+  /* --help is GApplication's, printed before any window or display is
+   * needed, so it goes there even here. */
+  if (!asks && g_getenv ("DISPLAY") == NULL && g_getenv ("WAYLAND_DISPLAY") == NULL)
     return run_server_instead ();
   /* The keys leave the environment for memory, before GTK starts a thread;
    * not earlier, or the server exec'd above would start without them. */
@@ -78,5 +109,9 @@ main (int argc, char **argv)
 
   g_set_application_name ("OpenWorker");
   app = ow_application_new (NULL);
+  g_application_set_option_context_parameter_string (G_APPLICATION (app), _("[FOLDER…]"));
+  g_application_set_option_context_summary (G_APPLICATION (app),
+                                            _("Opens OpenWorker, with a new session in each FOLDER given. "
+                                              "Without a display it serves the browser interface instead."));
   return g_application_run (G_APPLICATION (app), argc, argv);
 }

@@ -28,6 +28,7 @@ struct _OwApprovalCard
   GtkButton   *once_button;
   GtkButton   *session_button;
   GtkButton   *always_button;
+  GtkButton   *readonly_button;
   GtkEntry    *deny_entry;
   GtkButton   *deny_button;
 };
@@ -67,6 +68,12 @@ on_always_clicked_cb (OwApprovalCard *self)
 }
 
 static void
+on_readonly_clicked_cb (OwApprovalCard *self)
+{
+  answer (self, "readonly_session", NULL);
+}
+
+static void
 on_deny_clicked_cb (OwApprovalCard *self)
 {
   answer (self, "deny", gtk_editable_get_text (GTK_EDITABLE (self->deny_entry)));
@@ -79,6 +86,7 @@ choose (OwAskCard *card, const char *choice)
   GtkButton *button = g_strcmp0 (choice, "once") == 0      ? self->once_button
                       : g_strcmp0 (choice, "session") == 0 ? self->session_button
                       : g_strcmp0 (choice, "always") == 0  ? self->always_button
+                      : g_strcmp0 (choice, "readonly_session") == 0 ? self->readonly_button
                       : g_strcmp0 (choice, "deny") == 0    ? self->deny_button
                                                            : NULL;
 
@@ -172,11 +180,13 @@ ow_approval_card_class_init (OwApprovalCardClass *klass)
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, once_button);
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, session_button);
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, always_button);
+  gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, readonly_button);
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, deny_entry);
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, deny_button);
   gtk_widget_class_bind_template_callback (widget_class, on_once_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_session_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_always_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_readonly_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_deny_clicked_cb);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "owaskcard");
@@ -245,6 +255,9 @@ ow_approval_card_new (const OwInboxItem *item, const char *workspace)
    * "always" exists only when the engine named what it would save. */
   gtk_widget_set_visible (GTK_WIDGET (self->safety_label), safety);
   gtk_widget_set_visible (GTK_WIDGET (self->session_button), !safety);
+  /* The engine says when the command is one the read-only grant covers. */
+  gtk_widget_set_visible (GTK_WIDGET (self->readonly_button),
+                          !safety && ow_json_get_bool (data, "readonly_ok", FALSE));
   if (rule != NULL && !safety)
     {
       g_autofree char *text = g_strdup_printf (_("“Always allow” saves the standing rule “%s” for every session. "

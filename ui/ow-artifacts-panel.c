@@ -1,9 +1,10 @@
 /* ow-artifacts-panel.c: the deliverables of the shown session (see
  * ow-artifacts-panel.h).
  *
- * What the tools wrote comes from the session's event log (cheap, on the
- * main thread, where the store lives); the folder walk and the stat calls
- * run in a worker thread, since a folder can be large or slow.
+ * What the session wrote (its file tools and, through files_changed, its
+ * shell commands) comes from the session's event log (cheap, on the main
+ * thread, where the store lives); the folder walk and the stat calls run
+ * in a worker thread, since a folder can be large or slow.
  */
 #define G_LOG_DOMAIN "ow-artifacts-panel"
 
@@ -57,67 +58,6 @@ artifact_free (Artifact *a)
   g_free (a);
 }
 
-/* ---- What the tools wrote ------------------------------------------------------- */
-
-typedef struct {
-  GHashTable *proposed;   /* call id → char* path list joined by '\n' */
-  GPtrArray  *written;    /* char*, in order */
-} Scan;
-
-static void
-patch_paths (const char *patch, GString *out)
-{
-  g_auto(GStrv) lines = g_strsplit (patch != NULL ? patch : "", "\n", -1);
-  static const char *const heads[] = { "*** Add File: ", "*** Update File: ", NULL };
-
-  for (guint i = 0; lines[i] != NULL; i++)
-    for (guint h = 0; heads[h] != NULL; h++)
-      if (g_str_has_prefix (lines[i], heads[h]))
-        g_string_append_printf (out, "%s\n", g_strstrip (lines[i] + strlen (heads[h])));
-}
-
-static void
-scan_event_cb (gint64 seq, gint64 ts_ms, const char *type, const char *data, gpointer user_data)
-{
-  Scan *scan = user_data;
-  g_autoptr(JsonObject) obj = NULL;
-  const char *name, *call_id;
-
-  if (!g_str_equal (type, "tool_proposed") && !g_str_equal (type, "tool_finished"))
-    return;
-  obj = ow_json_object_from_string (data, -1, NULL);
-  if (obj == NULL)
-    return;
-  name = ow_json_get_string (obj, "name");
-  call_id = ow_json_get_string (obj, "call_id");
-  if (name == NULL || call_id == NULL)
-    return;
-  if (g_str_equal (type, "tool_proposed"))
-    {
-      JsonObject *args = ow_json_get_object (obj, "arguments");
-      g_autoptr(GString) paths = g_string_new (NULL);
-
-      if (g_str_equal (name, "write_file") || g_str_equal (name, "replace_in_file"))
-        {
-          if (ow_json_get_string (args, "path") != NULL)
-            g_string_append_printf (paths, "%s\n", ow_json_get_string (args, "path"));
-        }
-      else if (g_str_equal (name, "apply_patch"))
-        patch_paths (ow_json_get_string (args, "patch"), paths);
-      if (paths->len > 0)
-        g_hash_table_insert (scan->proposed, g_strdup (call_id), g_string_free (g_steal_pointer (&paths), FALSE));
-    }
-  else if (g_strcmp0 (ow_json_get_string (obj, "status"), "ok") == 0)
-    {
-      const char *paths = g_hash_table_lookup (scan->proposed, call_id);
-      g_auto(GStrv) each = paths != NULL ? g_strsplit (paths, "\n", -1) : NULL;
-
-      for (guint i = 0; each != NULL && each[i] != NULL; i++)
-        if (*each[i] != '\0')
-          g_ptr_array_add (scan->written, g_strdup (each[i]));
-    }
-}
-
 /* ---- The worker ------------------------------------------------------------------- */
 
 typedef struct {
@@ -136,63 +76,29 @@ work_free (Work *w)
 }
 
 static void
-add_file (GPtrArray *out, GHashTable *seen, const char *path)
-{
-  GStatBuf st;
-  Artifact *a;
-
-  if (g_hash_table_contains (seen, path) || g_lstat (path, &st) != 0 || !S_ISREG (st.st_mode))
-    return;
-  a = g_new0 (Artifact, 1);
-  a->path = g_strdup (path);
-  a->name = g_path_get_basename (path);
-  a->size = st.st_size;
-  a->mtime = st.st_mtime;
-  g_hash_table_add (seen, a->path);
-  g_ptr_array_add (out, a);
-}
-
-static int
-by_mtime_desc (gconstpointer a, gconstpointer b)
-{
-  const Artifact *x = *(const Artifact **) a, *y = *(const Artifact **) b;
-
-  return x->mtime < y->mtime ? 1 : x->mtime > y->mtime ? -1 : g_strcmp0 (x->name, y->name);
-}
-
-static void
 list_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
   Work *w = task_data;
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) artifact_free);
-  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) roots = g_ptr_array_sized_new (w->roots->len + 1);   /* borrowed strings */
+  g_autoptr(JsonArray) listed = NULL;
 
-  for (guint i = 0; i < w->written->len; i++)
+  for (guint i = 0; i < w->roots->len; i++)
+    g_ptr_array_add (roots, g_ptr_array_index (w->roots, i));
+  g_ptr_array_add (roots, NULL);
+  listed = ow_artifacts_list_session ((const char *const *) roots->pdata, w->scratch, w->written, OW_ARTIFACTS_MAX);
+  for (guint i = 0; i < json_array_get_length (listed); i++)
     {
-      const char *p = g_ptr_array_index (w->written, i);
-      g_autofree char *full = g_path_is_absolute (p) || w->roots->len == 0
-                                ? g_strdup (p) : g_build_filename (g_ptr_array_index (w->roots, 0), p, NULL);
-      char *real = realpath (full, NULL);
-      gboolean inside = FALSE;
+      JsonObject *o = json_array_get_object_element (listed, i);
+      g_autoptr(GDateTime) when = g_date_time_new_from_iso8601 (ow_json_get_string (o, "modified_at"), NULL);
+      Artifact *a = g_new0 (Artifact, 1);
 
-      for (guint r = 0; real != NULL && r < w->roots->len; r++)
-        inside |= ow_path_is_under (real, g_ptr_array_index (w->roots, r));
-      if (inside)
-        add_file (out, seen, real);
-      free (real);
+      a->path = g_strdup (ow_json_get_string (o, "abs_path"));
+      a->name = g_strdup (ow_json_get_string (o, "name"));
+      a->size = json_object_get_int_member_with_default (o, "size", 0);
+      a->mtime = when != NULL ? g_date_time_to_unix (when) : 0;
+      g_ptr_array_add (out, a);
     }
-  if (w->scratch != NULL)
-    {
-      g_autoptr(JsonArray) listed = ow_artifacts_list (w->scratch, OW_ARTIFACTS_MAX);
-      for (guint i = 0; listed != NULL && i < json_array_get_length (listed); i++)
-        {
-          JsonObject *o = json_array_get_object_element (listed, i);
-          const char *abs = ow_json_get_string (o, "abs_path");
-          if (abs != NULL)
-            add_file (out, seen, abs);
-        }
-    }
-  g_ptr_array_sort (out, by_mtime_desc);
   g_task_return_pointer (task, out, (GDestroyNotify) g_ptr_array_unref);
 }
 
@@ -307,7 +213,6 @@ ow_artifacts_panel_refresh (OwArtifactsPanel *self)
   g_autoptr(OwSession) session = NULL;
   g_autoptr(GTask) task = NULL;
   OwContext *ctx = ow_session_host_get_context (self->host);
-  Scan scan = { 0 };
   Work *w;
 
   g_clear_handle_id (&self->refresh_id, g_source_remove);
@@ -337,11 +242,7 @@ ow_artifacts_panel_refresh (OwArtifactsPanel *self)
   for (guint i = 0; i < w->roots->len; i++)
     g_ptr_array_add (self->roots, g_strdup (g_ptr_array_index (w->roots, i)));
 
-  scan.proposed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  scan.written = g_ptr_array_new_with_free_func (g_free);
-  ow_store_event_foreach_since (ow_context_get_store (ctx), self->session_id, 0, scan_event_cb, &scan, NULL);
-  g_hash_table_unref (scan.proposed);
-  w->written = scan.written;
+  w->written = ow_artifacts_written (ow_context_get_store (ctx), self->session_id);
 
   self->cancellable = g_cancellable_new ();
   task = g_task_new (self, self->cancellable, on_listed_cb, NULL);

@@ -21,7 +21,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/ow-file-changes.h"
 #include "core/ow-tool-args.h"
+#include "policy/ow-readonly.h"
 #include "policy/ow-safety.h"
 #include "core/ow-usage.h"
 #include "ow-error.h"
@@ -116,6 +118,8 @@ typedef struct _Run {
   char          *review_mode;    /* the mode when the review started */
   guint          review_roots;   /* the number of folders when the review started */
   char          *site;           /* the site a card asks about */
+  OwFileSnapshot *shell_before;  /* run_shell: the writable folders before the command (owned) */
+  GPtrArray     *shell_changed;  /* run_shell: char*, the files it made or changed (owned) */
   /* compaction in progress */
   JsonArray     *compact_history;  /* the history it summarizes (owned) */
   guint          compact_boundary;
@@ -139,6 +143,8 @@ run_free (Run *run)
   ow_decision_clear (&run->decision);
   g_free (run->review_mode);
   g_free (run->site);
+  g_clear_pointer (&run->shell_before, ow_file_snapshot_free);
+  g_clear_pointer (&run->shell_changed, g_ptr_array_unref);
   g_clear_pointer (&run->compact_history, json_array_unref);
   g_free (run->overflow_error);
   for (guint i = 0; i < G_N_ELEMENTS (run->delta_streams); i++)
@@ -1261,6 +1267,51 @@ finish_if_parked (GTask *task)
   return TRUE;
 }
 
+/* The lines a person watching wants under a command's step: the end of
+ * its output (where the error or the result usually is), redacted, and
+ * its exit code when it failed. Read from the result's "output" and
+ * "exit_code" members, whatever else the result carries. */
+#define SHELL_TAIL_LINES 6
+#define SHELL_TAIL_LINE_CHARS 160
+
+static void
+add_shell_summary (JsonObject *data, const char *result_text)
+{
+  g_autoptr(JsonObject) result = ow_json_object_from_string (result_text, -1, NULL);
+  const char *output = result != NULL ? ow_json_get_string (result, "output") : NULL;
+
+  if (result == NULL)
+    return;
+  if (json_object_has_member (result, "exit_code")
+      && JSON_NODE_HOLDS_VALUE (json_object_get_member (result, "exit_code")))
+    json_object_set_int_member (data, "exit_code", json_object_get_int_member (result, "exit_code"));
+  if (output != NULL && *output != '\0')
+    {
+      g_autofree char *safe = ow_redact (output);
+      g_autofree char *valid = g_utf8_make_valid (safe, -1);
+      g_auto(GStrv) lines = g_strsplit (g_strchomp (valid), "\n", -1);
+      guint n = g_strv_length (lines);
+      guint first = n > SHELL_TAIL_LINES ? n - SHELL_TAIL_LINES : 0;
+      g_autoptr(GString) tail = g_string_new (NULL);
+
+      for (guint i = first; i < n; i++)
+        {
+          g_strdelimit (lines[i], "\r\t", ' ');
+          if (tail->len > 0)
+            g_string_append_c (tail, '\n');
+          if (g_utf8_strlen (lines[i], -1) > SHELL_TAIL_LINE_CHARS)
+            {
+              g_autofree char *head = g_utf8_substring (lines[i], 0, SHELL_TAIL_LINE_CHARS);
+              g_string_append_printf (tail, "%s…", head);
+            }
+          else
+            g_string_append (tail, lines[i]);
+        }
+      json_object_set_string_member (data, "output_tail", tail->str);
+      json_object_set_int_member (data, "output_lines_hidden", first);
+    }
+}
+
 /* Appends the tool message, emits tool_finished, audits, and moves on. */
 static void
 complete_call (GTask *task, OwToolStatus status, const char *result_text, const char *reason)
@@ -1312,6 +1363,17 @@ complete_call (GTask *task, OwToolStatus status, const char *result_text, const 
   json_object_set_string_member (data, "enforcement", ow_executor_get_enforcement (agent->executor));
   if (spilled != NULL)
     json_object_set_string_member (data, "spilled_to", spilled);
+  if (g_str_equal (call->name, "run_shell"))
+    add_shell_summary (data, result_text);
+  if (run->shell_changed != NULL && run->shell_changed->len > 0)
+    {
+      JsonArray *files = json_array_new ();
+      for (guint i = 0; i < run->shell_changed->len; i++)
+        json_array_add_string_element (files, g_ptr_array_index (run->shell_changed, i));
+      json_object_set_array_member (data, "files_changed", files);
+    }
+  g_clear_pointer (&run->shell_before, ow_file_snapshot_free);
+  g_clear_pointer (&run->shell_changed, g_ptr_array_unref);
   emit (run, "tool_finished", data);
   audit (run, call, "finished", ow_tool_status_to_string (status), NULL, run->cur_provenance, reason, preview);
 
@@ -1371,6 +1433,23 @@ note_shell_effects (Run *run, const char *result_text)
     }
 }
 
+/* The folders a command may write in: where the files it makes land. */
+static GStrv
+writable_folders (OwAgent *agent)
+{
+  GPtrArray *roots = ow_session_get_roots (agent->session);
+  GPtrArray *out = g_ptr_array_new ();
+
+  for (guint i = 0; i < roots->len; i++)
+    {
+      OwRoot *r = g_ptr_array_index (roots, i);
+      if (r->writable)
+        g_ptr_array_add (out, g_strdup (r->path));
+    }
+  g_ptr_array_add (out, NULL);
+  return (GStrv) g_ptr_array_free (out, FALSE);
+}
+
 static void
 on_tool_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -1379,6 +1458,13 @@ on_tool_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(OwToolResult) r = ow_tool_execute_finish (OW_TOOL (source), result, &error);
 
+  /* An interrupted command may have written files too. */
+  if (run->shell_before != NULL)
+    {
+      g_auto(GStrv) folders = writable_folders (run->agent);
+      g_autoptr(OwFileSnapshot) after = ow_file_snapshot_take ((const char *const *) folders);
+      run->shell_changed = ow_file_snapshot_changes (run->shell_before, after);
+    }
   if (r == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     complete_error (task, OW_TOOL_STATUS_INTERRUPTED, "interrupted by user", NULL);
   else if (r == NULL)
@@ -1430,6 +1516,15 @@ execute_current (GTask *task)
                              || g_str_equal (ow_session_get_mode (agent->session), "dangerously-bypass-approvals"));
   json_object_set_string_member (data, "name", call->name);
   json_object_set_string_member (data, "call_id", call->id);
+  /* What the command is about to change, seen from before it runs (the
+   * deliverables list every file the session changed, however made). */
+  g_clear_pointer (&run->shell_before, ow_file_snapshot_free);
+  g_clear_pointer (&run->shell_changed, g_ptr_array_unref);
+  if (g_str_equal (call->name, "run_shell"))
+    {
+      g_auto(GStrv) folders = writable_folders (agent);
+      run->shell_before = ow_file_snapshot_take ((const char *const *) folders);
+    }
   emit (run, "tool_started", data);
   audit (run, call, "started", NULL, NULL, run->cur_provenance, NULL, NULL);
   ow_tool_execute_async (run->cur_tool, &ctx, run->cur_args, args_text, run->cancellable,
@@ -1505,6 +1600,29 @@ on_approval_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       refuse (task, provenance, reason, OW_TOOL_STATUS_DENIED);
       g_object_unref (task);
       return;
+    }
+
+  /* "Allow read-only commands" lets this command run only if it is one:
+   * the card offers it only then, but the inbox and the API take any
+   * answer for any card. */
+  if (reply->answer == OW_APPROVAL_READONLY_SESSION)
+    {
+      if (!g_str_equal (call->name, "run_shell") || !ow_readonly_command (ow_json_get_string (run->cur_args, "command")))
+        {
+          const char *why = "not run: the person allowed read-only commands, and this one is not read-only";
+          audit (run, call, "approval_resolved", "denied", approval, "denied by person", why, NULL);
+          refuse (task, "denied by person", why, OW_TOOL_STATUS_DENIED);
+          g_object_unref (task);
+          return;
+        }
+      if (!safety)
+        {
+          g_autoptr(GError) grant_error = NULL;
+          if (!ow_session_add_readonly_grant (agent->session, &grant_error))
+            g_message ("Could not save the session grant: %s", grant_error->message);
+        }
+      provenance = g_strdup (safety ? "user-approved once" : "user-approved read-only commands for session");
+      reply->answer = OW_APPROVAL_ONCE;
     }
 
   /* A safety check is asked every time: the answer covers this call only. */
@@ -1634,6 +1752,8 @@ ask_person (GTask *task, const char *reviewer_reasoning)
     .reason = run->decision.reason,
     .risk = ow_risk_to_string (ow_tool_get_risk (run->cur_tool)),
     .safety_check = safety,
+    .readonly_ok = !safety && g_str_equal (call->name, "run_shell")
+                   && ow_readonly_command (ow_json_get_string (run->cur_args, "command")),
     .suggested_rule = safety ? NULL : run->decision.suggested_rule,
     .reviewer_reasoning = reviewer_reasoning,
   };
@@ -1651,7 +1771,9 @@ ask_person (GTask *task, const char *reviewer_reasoning)
     json_object_set_null_member (data, "standing_target");
   if (reviewer_reasoning != NULL)
     json_object_set_string_member (data, "reviewer_reasoning", reviewer_reasoning);
-  json_object_set_boolean_member (data, "readonly_ok", FALSE);
+  /* The card offers "Allow read-only commands" only for a command the
+   * grant would cover, and never on a safety check (asked every time). */
+  json_object_set_boolean_member (data, "readonly_ok", req.readonly_ok);
   audit (run, call, "approval_requested", NULL, NULL, NULL, run->decision.reason, NULL);
   /* The ask is parked (an inbox item is on disk) before any surface hears
    * of it: a card a client sees is always one it can find and answer. */
@@ -1799,6 +1921,7 @@ decide_current (GTask *task)
     .args = run->cur_args,
     .workspace = ow_session_get_workspace (agent->session),
     .tool_granted = ow_session_has_tool_grant (agent->session, call->name),
+    .readonly_granted = ow_session_has_readonly_grant (agent->session),
     .command_granted = g_str_equal (call->name, "run_shell")
                        && ow_session_has_command_grant (agent->session, ow_json_get_string (run->cur_args, "command") != NULL
                                                                         ? ow_json_get_string (run->cur_args, "command") : ""),
@@ -1899,7 +2022,9 @@ on_site_answer_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
 
-  if (reply != NULL && !g_cancellable_is_cancelled (run->cancellable) && reply->answer != OW_APPROVAL_DENY)
+  /* "Allow read-only commands" says nothing about a site: not a yes. */
+  if (reply != NULL && !g_cancellable_is_cancelled (run->cancellable) && reply->answer != OW_APPROVAL_DENY
+      && reply->answer != OW_APPROVAL_READONLY_SESSION)
     {
       OwSiteGrant grant = reply->answer == OW_APPROVAL_ALWAYS ? OW_SITE_GRANT_ALWAYS
                           : reply->answer == OW_APPROVAL_SESSION ? OW_SITE_GRANT_SESSION

@@ -334,7 +334,28 @@ ow_message_content_first_line (const char *content, glong max_chars)
   g_strstrip (text);
   if (*text == '\0')
     return NULL;
-  if (g_utf8_strlen (text, -1) > max_chars)
-    *g_utf8_offset_to_pointer (text, max_chars) = '\0';
-  return g_steal_pointer (&text);
+  return ow_text_cut_at_word (text, max_chars);
+}
+
+char *
+ow_text_cut_at_word (const char *text, glong max_chars)
+{
+  g_autofree char *head = NULL;
+  char *space;
+
+  if (g_utf8_strlen (text, -1) <= max_chars)
+    return g_strdup (text);
+  /* One character is left for the ellipsis. */
+  head = g_utf8_substring (text, 0, MAX (max_chars - 1, 1));
+  space = strrchr (head, ' ');
+  /* The head may end at a word already; a single very long word is cut
+   * where it must be. */
+  if (*g_utf8_offset_to_pointer (text, MAX (max_chars - 1, 1)) != ' ' && space != NULL
+      && g_utf8_strlen (head, space - head) >= max_chars / 2)
+    *space = '\0';
+  g_strchomp (head);
+  /* "Fix the parser, then" reads better as "Fix the parser…" */
+  while (*head != '\0' && strchr (",;:-", head[strlen (head) - 1]) != NULL)
+    head[strlen (head) - 1] = '\0';
+  return g_strconcat (head, "…", NULL);
 }

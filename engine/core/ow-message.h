@@ -22,10 +22,15 @@ const char *ow_message_get_role  (OwMessage *self);
 /* The text content: the string, or the text parts joined; "" if none. */
 char       *ow_message_dup_text  (OwMessage *self);
 /* The first line of a stored message content (a string, or JSON content
- * parts when it starts with '[': the first text part), stripped and cut
- * to @max_chars characters; NULL when there is no valid text. For titles
- * of sessions that have none. */
+ * parts when it starts with '[': the first text part), stripped and, when
+ * longer than @max_chars characters, cut at a word boundary with "…"
+ * (ow_text_cut_at_word); NULL when there is no valid text. For titles of
+ * sessions that have none. */
 char       *ow_message_content_first_line (const char *content, glong max_chars);
+/* @text itself when it has at most @max_chars characters, else its
+ * longest head of whole words that fits with a final "…" (a first word
+ * longer than half of @max_chars is cut inside). */
+char       *ow_text_cut_at_word (const char *text, glong max_chars);
 
 /* Helpers to build canonical messages (timestamped now). */
 JsonObject *ow_message_json_user      (const char *text);

@@ -27,6 +27,8 @@
 
 #include "core/ow-agent.h"
 #include "core/ow-coworker.h"
+#include "core/ow-message.h"
+#include "core/ow-session-title.h"
 #include "ow-error.h"
 #include "ow-json.h"
 #include "providers/ow-provider-catalog.h"
@@ -50,6 +52,8 @@ typedef struct {
   char             *request;     /* its text */
   gboolean          parked;      /* its last turn stopped while an ask waited: it resumes */
   gulong            event_id;
+  guint             title_attempts; /* model calls for a title made in this process */
+  gboolean          titling;        /* one is in flight */
 } Live;
 
 struct _OwSessionHost
@@ -589,6 +593,135 @@ turn_failed (Live *live, const GError *error)
   turn_over (live);
 }
 
+/* ---- Titles ---------------------------------------------------------------- */
+
+typedef struct {
+  OwSessionHost *host;        /* owned reference */
+  char          *session_id;
+  OwProvider    *provider;    /* owned reference */
+} TitleCall;
+
+static void
+title_call_free (TitleCall *t)
+{
+  g_object_unref (t->host);
+  g_free (t->session_id);
+  g_object_unref (t->provider);
+  g_free (t);
+}
+
+static void
+on_title_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  TitleCall *t = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwCallInfo) info = NULL;
+  g_autoptr(OwTurn) turn = ow_provider_complete_finish (OW_PROVIDER (source), result, &info, NULL, &error);
+  Live *live = g_hash_table_lookup (t->host->live, t->session_id);
+  g_autofree char *title = turn != NULL ? ow_session_title_from_reply (turn->text->str) : NULL;
+
+  if (live != NULL)
+    live->titling = FALSE;
+  /* A failed call or a greeting leaves the title to the first line; the
+   * next turn may try again. */
+  if (title != NULL && live != NULL)
+    {
+      g_autoptr(GError) local = NULL;
+      if (ow_store_session_set_auto_title (ow_context_get_store (t->host->ctx), t->session_id, title, &local))
+        {
+          JsonObject *data = json_object_new ();
+          json_object_set_string_member (data, "session_id", t->session_id);
+          json_object_set_string_member (data, "title", title);
+          emit_event (live, "session_title", data);
+          g_signal_emit (t->host, signals[SIGNAL_SESSIONS_CHANGED], 0);
+        }
+      else
+        g_message ("Could not save the title of session %s: %s", t->session_id, local->message);
+    }
+  else if (error != NULL)
+    g_debug ("No title for session %s: %s", t->session_id, error->message);
+  title_call_free (t);
+}
+
+/* The first user texts (at most two), each bounded: what the title is
+ * made from. */
+static GStrv
+openers_of (OwSession *session)
+{
+  GPtrArray *out = g_ptr_array_new ();
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (session));
+
+  for (guint i = 0; i < n && out->len < 2; i++)
+    {
+      JsonObject *m = ow_session_get_message_json (session, i);
+      g_autoptr(OwMessage) msg = NULL;
+      char *text;
+
+      if (g_strcmp0 (ow_json_get_string (m, "role"), "user") != 0)
+        continue;
+      msg = ow_message_new (m);
+      text = ow_message_dup_text (msg);
+      if (*g_strstrip (text) == '\0')
+        {
+          g_free (text);
+          continue;
+        }
+      if (g_utf8_strlen (text, -1) > 2000)
+        *g_utf8_offset_to_pointer (text, 2000) = '\0';
+      g_ptr_array_add (out, text);
+    }
+  g_ptr_array_add (out, NULL);
+  return (GStrv) g_ptr_array_free (out, FALSE);
+}
+
+/* After a turn: a session no person renamed and no model titled yet asks
+ * its model for a title (ow-session-title.h). OPENWORKER_AUTO_TITLE=0
+ * turns this off (it costs a model call; scripted tests count calls). */
+static void
+maybe_title (Live *live)
+{
+  OwSessionHost *self = live->host;
+  const char *off = g_getenv ("OPENWORKER_AUTO_TITLE");
+  const char *model = ow_session_get_model (live->session);
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(OwProvider) provider = NULL;
+  g_autoptr(JsonArray) messages = NULL;
+  g_auto(GStrv) openers = NULL;
+  g_autofree char *bare = NULL;
+  OwSessionListRow *row;
+  OwModelRequest req;
+  TitleCall *t;
+
+  if ((off != NULL && (g_str_equal (off, "0") || g_ascii_strcasecmp (off, "off") == 0
+                       || g_ascii_strcasecmp (off, "false") == 0))
+      || live->titling || live->title_attempts >= OW_SESSION_TITLE_ATTEMPTS || model == NULL || *model == '\0')
+    return;
+  rows = ow_store_session_list (ow_context_get_store (self->ctx), NULL, ow_session_get_id (live->session), NULL);
+  row = rows != NULL && rows->len > 0 ? g_ptr_array_index (rows, 0) : NULL;
+  if (row == NULL || row->renamed || (row->auto_title != NULL && *row->auto_title != '\0'))
+    return;
+  openers = openers_of (live->session);
+  if (openers[0] == NULL)
+    return;
+  provider = ow_context_create_provider (self->ctx, model, &bare, NULL, NULL);
+  if (provider == NULL)
+    return;
+  messages = ow_session_title_messages ((const char *const *) openers);
+  ow_model_request_init (&req);
+  req.model = bare;
+  req.messages = messages;
+  req.stream = FALSE;
+  req.max_output_tokens = OW_SESSION_TITLE_MAX_TOKENS;
+  req.temperature = 0.2;
+  live->title_attempts++;
+  live->titling = TRUE;
+  t = g_new0 (TitleCall, 1);
+  t->host = g_object_ref (self);
+  t->session_id = g_strdup (ow_session_get_id (live->session));
+  t->provider = g_object_ref (provider);
+  ow_provider_complete_async (provider, &req, NULL, NULL, NULL, on_title_cb, t);
+}
+
 static void
 on_turn_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -606,6 +739,8 @@ on_turn_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   turn_over (live);
+  if (turn->outcome == OW_OUTCOME_COMPLETED)
+    maybe_title (live);
 }
 
 static void
@@ -936,28 +1071,18 @@ ow_session_host_answer (OwSessionHost *self,
           g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "An approval needs a decision.");
           return FALSE;
         }
-      if (g_str_equal (decision, "readonly_session"))
+      /* readonly_session is "Allow read-only commands": the agent runs
+       * this command when it is read-only and the others like it after. */
+      static const char *const known[] = { "once", "allow", "always_tool", "always_command", "session",
+                                           "always_task", "always", "deny", "readonly_session", NULL };
+      if (!g_strv_contains (known, decision))
         {
-          /* "No, and stop asking me to change things": this call is denied
-           * and the session continues read-only. */
-          if (!ow_session_host_set_mode (self, session_id, "plan", FALSE, error))
-            return FALSE;
-          json_object_set_string_member (r, "decision", "deny");
-          json_object_set_string_member (r, "reason", "the person made this session read-only");
+          g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "\"%s\" is not an approval decision.", decision);
+          return FALSE;
         }
-      else
-        {
-          static const char *const known[] = { "once", "allow", "always_tool", "always_command", "session",
-                                               "always_task", "always", "deny", NULL };
-          if (!g_strv_contains (known, decision))
-            {
-              g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID, "\"%s\" is not an approval decision.", decision);
-              return FALSE;
-            }
-          json_object_set_string_member (r, "decision", decision);
-          if (ow_json_get_string (answer, "reason") != NULL)
-            json_object_set_string_member (r, "reason", ow_json_get_string (answer, "reason"));
-        }
+      json_object_set_string_member (r, "decision", decision);
+      if (ow_json_get_string (answer, "reason") != NULL)
+        json_object_set_string_member (r, "reason", ow_json_get_string (answer, "reason"));
       resolution = ow_json_object_to_string (r);
     }
   else

@@ -34,6 +34,7 @@ struct _OwSession
   GPtrArray *roots;       /* OwRoot* */
   GPtrArray *tool_grants; /* char* */
   GPtrArray *cmd_grants;  /* char* */
+  gboolean   readonly_grant; /* "Allow read-only commands" */
   JsonArray *todos;
   OwCompactionState *compaction; /* or NULL: nothing compacted yet */
   gint64     last_seq;    /* last event sequence number used */
@@ -217,6 +218,8 @@ grants_to_json (OwSession *self)
     json_array_add_string_element (cmds, g_ptr_array_index (self->cmd_grants, i));
   json_object_set_array_member (obj, "tools", tools);
   json_object_set_array_member (obj, "commands", cmds);
+  if (self->readonly_grant)
+    json_object_set_boolean_member (obj, "readonly", TRUE);
   return ow_json_object_to_string (obj);
 }
 
@@ -264,6 +267,7 @@ grants_from_json (OwSession *self, const char *text)
   if ((arr = array_member (obj, "commands")) != NULL)
     for (guint i = 0; i < json_array_get_length (arr); i++)
       g_ptr_array_add (self->cmd_grants, g_strdup (json_array_get_string_element (arr, i)));
+  self->readonly_grant = json_object_get_boolean_member_with_default (obj, "readonly", FALSE);
 }
 
 static char *
@@ -516,6 +520,21 @@ ow_session_add_command_grant (OwSession *self, const char *command, GError **err
   if (contains (self->cmd_grants, command))
     return TRUE;
   g_ptr_array_add (self->cmd_grants, g_strdup (command));
+  return save_grants (self, error);
+}
+
+gboolean
+ow_session_has_readonly_grant (OwSession *self)
+{
+  return self->readonly_grant;
+}
+
+gboolean
+ow_session_add_readonly_grant (OwSession *self, GError **error)
+{
+  if (self->readonly_grant)
+    return TRUE;
+  self->readonly_grant = TRUE;
   return save_grants (self, error);
 }
 

@@ -61,6 +61,10 @@ gboolean    ow_session_has_tool_grant    (OwSession *self, const char *tool);
 gboolean    ow_session_has_command_grant (OwSession *self, const char *command);
 gboolean    ow_session_add_tool_grant    (OwSession *self, const char *tool, GError **error);
 gboolean    ow_session_add_command_grant (OwSession *self, const char *command, GError **error);
+/* "Allow read-only commands": run_shell commands ow_readonly_command()
+ * accepts run without asking for the rest of the session. */
+gboolean    ow_session_has_readonly_grant (OwSession *self);
+gboolean    ow_session_add_readonly_grant (OwSession *self, GError **error);
 
 /* Appends a message (the session takes a reference on @msg) and persists it
  * before returning; fails, leaving the history unchanged, when it cannot be

@@ -48,6 +48,7 @@ typedef struct {
   char       *command;    /* run_shell: the command, for the session grant */
   gboolean    once_only;  /* a safety check: only "yes once" may be given */
   gboolean    can_always; /* a standing rule may be offered */
+  gboolean    readonly_ok; /* "all read-only commands" may be offered */
 } Ask;
 
 static void
@@ -185,6 +186,8 @@ on_line_cb (GObject *source, GAsyncResult *result, gpointer user_data)
           reply->answer = OW_APPROVAL_SESSION;
         else if (ask->can_always && (g_str_equal (lower, "a") || g_str_equal (lower, "always")))
           reply->answer = OW_APPROVAL_ALWAYS;
+        else if (ask->readonly_ok && (g_str_equal (lower, "r") || g_str_equal (lower, "read-only")))
+          reply->answer = OW_APPROVAL_READONLY_SESSION;
         else if (g_str_equal (lower, "n") || g_str_equal (lower, "no"))
           reply->answer = OW_APPROVAL_DENY;
         else if (g_str_has_prefix (lower, "n ") || g_str_has_prefix (lower, "no "))
@@ -196,6 +199,7 @@ on_line_cb (GObject *source, GAsyncResult *result, gpointer user_data)
           {
             g_free (reply);
             tty_write (self, ask->once_only ? "  Please answer y or n (n followed by a reason to tell the coworker why): "
+                                            : ask->readonly_ok ? "  Please answer y, s, r, a or n (n followed by a reason): "
                                             : ask->can_always ? "  Please answer y, s, a or n (n followed by a reason): "
                                                               : "  Please answer y, s or n (n followed by a reason to tell the coworker why): ");
             read_answer (g_steal_pointer (&task));
@@ -284,6 +288,9 @@ at_terminal (OwHeadlessAttendant *self)
   return self->tty_fd >= 0 && self->input != NULL;
 }
 
+/* The session grant for commands that only read (ow-readonly.h). */
+#define READONLY_CHOICE "[r] all read-only commands this session  "
+
 static void
 approval_async (OwAttendant *attendant, const OwApprovalRequest *req, GCancellable *cancellable,
                 GAsyncReadyCallback callback, gpointer user_data)
@@ -318,6 +325,7 @@ approval_async (OwAttendant *attendant, const OwApprovalRequest *req, GCancellab
   ask->args = json_object_ref (req->arguments);
   ask->once_only = req->safety_check;
   ask->can_always = !req->safety_check && req->suggested_rule != NULL;
+  ask->readonly_ok = !req->safety_check && req->readonly_ok;
   g_task_set_task_data (task, ask, (GDestroyNotify) ask_free);
   summary = summarize_args (req->tool, req->arguments, &hidden);
   tool = shown (req->tool, &hidden);
@@ -342,15 +350,16 @@ approval_async (OwAttendant *attendant, const OwApprovalRequest *req, GCancellab
       g_autofree char *rule = shown (req->suggested_rule, &hidden);
 
       prompt = g_strdup_printf ("\n● %s needs your approval (%s%s%s):\n%s%s"
-                                "  Allow? [y] yes once  [s] yes for this session  [a] always (saves the standing rule "
+                                "  Allow? [y] yes once  [s] yes for this session  %s[a] always (saves the standing rule "
                                 "\"%s\")  [n] no: ",
                                 tool, reason, reviewer != NULL ? "; reviewer: " : "",
-                                reviewer != NULL ? reviewer : "", summary, hidden ? HIDDEN_NOTE : "", rule);
+                                reviewer != NULL ? reviewer : "", summary, hidden ? HIDDEN_NOTE : "",
+                                ask->readonly_ok ? READONLY_CHOICE : "", rule);
     }
   else
     prompt = g_strdup_printf ("\n● %s needs your approval (%s):\n%s%s"
-                              "  Allow? [y] yes once  [s] yes for this session  [n] no: ",
-                              tool, reason, summary, hidden ? HIDDEN_NOTE : "");
+                              "  Allow? [y] yes once  [s] yes for this session  %s[n] no: ",
+                              tool, reason, summary, hidden ? HIDDEN_NOTE : "", ask->readonly_ok ? READONLY_CHOICE : "");
   tty_write (self, prompt);
   read_answer (task);
 }

@@ -84,6 +84,7 @@ typedef struct {
   gint64        compaction_trigger; /* tokens at which the history is compacted */
   const char   *attendance;    /* who answered: "attended", "auto", "inbox" */
   OwAgent      *parks;         /* borrowed: with the inbox, a signal parks this agent's turn */
+  char         *last_retry_cause; /* the provider error last shown, so it is said once */
 } Run;
 
 static void
@@ -113,6 +114,7 @@ run_clear (Run *r)
   g_clear_pointer (&r->result, ow_turn_result_free);
   g_clear_pointer (&r->record, ow_run_record_free);
   g_clear_pointer (&r->tool_status, g_hash_table_unref);
+  g_free (r->last_retry_cause);
 }
 
 /* The modes a run offers (--help lists them); plan and discuss are not
@@ -316,6 +318,29 @@ resolve_options (Run *r)
 
 /* ---- Events → stderr and the record ------------------------------------- */
 
+/* Under a command's step: the end of what it printed and, when it
+ * failed, its exit code (the agent put both in tool_finished, redacted;
+ * show() redacts again, as for every line). */
+static void
+show_shell_summary (JsonObject *d)
+{
+  const char *tail = json_object_get_string_member_with_default (d, "output_tail", NULL);
+  gint64 hidden = json_object_get_int_member_with_default (d, "output_lines_hidden", 0);
+  gint64 code = json_object_get_int_member_with_default (d, "exit_code", 0);
+
+  if (tail != NULL)
+    {
+      g_auto(GStrv) lines = g_strsplit (tail, "\n", -1);
+
+      if (hidden > 0)
+        show (stderr, "    │ … %" G_GINT64_FORMAT " earlier line%s\n", hidden, hidden == 1 ? "" : "s");
+      for (guint i = 0; lines[i] != NULL; i++)
+        show (stderr, "    │ %s\n", lines[i]);
+    }
+  if (code != 0)
+    show (stderr, "    └ exit code %" G_GINT64_FORMAT "\n", code);
+}
+
 static void
 on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
 {
@@ -362,6 +387,7 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
       const char *status = json_object_get_string_member_with_default (d, "status", "ok");
       guint n = GPOINTER_TO_UINT (g_hash_table_lookup (r->tool_status, status));
       g_hash_table_insert (r->tool_status, g_strdup (status), GUINT_TO_POINTER (n + 1));
+      show_shell_summary (d);
       if (!g_str_equal (status, "ok"))
         {
           g_autofree char *reason = ow_terminal_escape (json_object_get_string_member_with_default (d, "reason", ""),
@@ -392,14 +418,29 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
     }
   else if (g_str_equal (type, "provider_retry"))
     {
+      const char *message = json_object_get_string_member_with_default (d, "error", "");
       const char *cause = json_object_get_string_member_with_default (d, "cause", "");
-      show (stderr, "openworker: provider error (%s: %s Cause: %s); retry %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
-               " in %gs\n",
-               json_object_get_string_member_with_default (d, "error_type", "Error"),
-               json_object_get_string_member_with_default (d, "error", ""), cause,
-               json_object_get_int_member_with_default (d, "attempt", 0),
-               json_object_get_int_member_with_default (d, "max_attempts", 0),
-               json_object_get_double_member_with_default (d, "delay_seconds", 0));
+      g_autofree char *said = g_strconcat (message, "\n", cause, NULL);
+      g_autofree char *retry = g_strdup_printf ("retry %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT " in %gs",
+                                                json_object_get_int_member_with_default (d, "attempt", 0),
+                                                json_object_get_int_member_with_default (d, "max_attempts", 0),
+                                                json_object_get_double_member_with_default (d, "delay_seconds", 0));
+
+      /* The cause once; the retries after it only count, until the cause
+       * changes (an unreachable host fails the same way every time). A
+       * cause the message already quotes (after its "POST URL: ") is not
+       * said again either. */
+      if (g_strcmp0 (said, r->last_retry_cause) == 0)
+        show (stderr, "openworker: %s\n", retry);
+      else if (*cause == '\0' || strstr (message, cause) != NULL
+               || (strstr (cause, ": ") != NULL && strstr (message, strstr (cause, ": ") + 2) != NULL))
+        show (stderr, "openworker: provider error (%s: %s); %s\n",
+              json_object_get_string_member_with_default (d, "error_type", "Error"), message, retry);
+      else
+        show (stderr, "openworker: provider error (%s: %s Cause: %s); %s\n",
+              json_object_get_string_member_with_default (d, "error_type", "Error"), message, cause, retry);
+      g_free (r->last_retry_cause);
+      r->last_retry_cause = g_steal_pointer (&said);
     }
   else if (g_str_equal (type, "safety_check_cleared"))
     {
@@ -1118,11 +1159,17 @@ run (Run *r)
     double cost;
     gboolean priced;
     g_autofree char *cost_text = NULL;
+    /* A refused call never started, so "completed · 0 tool calls" would
+     * read as a success that needed nothing: the refusals are counted. */
+    guint refused = GPOINTER_TO_UINT (g_hash_table_lookup (r->tool_status, "denied"));
+    g_autofree char *refused_text = refused > 0
+      ? g_strdup_printf (", %u refused", refused) : g_strdup ("");
+
     ow_run_record_get_totals (r->record, &u, &cost, &priced);
     cost_text = priced ? g_strdup_printf (" · est. $%.4f", cost) : g_strdup ("");
-    say ("%s · %u iteration%s · %u tool call%s · %" G_GINT64_FORMAT " tokens in, %" G_GINT64_FORMAT " out%s · record: %s",
+    say ("%s · %u iteration%s · %u tool call%s run%s · %" G_GINT64_FORMAT " tokens in, %" G_GINT64_FORMAT " out%s · record: %s",
          outcome_name (r), r->result->iterations, r->result->iterations == 1 ? "" : "s",
-         r->tool_calls, r->tool_calls == 1 ? "" : "s",
+         r->tool_calls, r->tool_calls == 1 ? "" : "s", refused_text,
          u.input + u.cache_read + u.cache_write, u.output, cost_text, record_dir);
   }
 

@@ -19,6 +19,7 @@ ow_approval_answer_to_string (OwApprovalAnswer answer)
     case OW_APPROVAL_SESSION: return "always_tool";
     case OW_APPROVAL_ALWAYS: return "always_task";
     case OW_APPROVAL_DENY: return "deny";
+    case OW_APPROVAL_READONLY_SESSION: return "readonly_session";
     default: return "deny";
     }
 }

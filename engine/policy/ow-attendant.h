@@ -18,9 +18,10 @@ typedef enum {
   OW_APPROVAL_SESSION,   /* allow this tool (or this exact command) for the rest of the session */
   OW_APPROVAL_ALWAYS,    /* a standing rule: the suggested rule, saved, visible and revocable */
   OW_APPROVAL_DENY,
+  OW_APPROVAL_READONLY_SESSION,  /* run_shell: allow read-only commands (ow-readonly.h) for the session */
 } OwApprovalAnswer;
 
-const char *ow_approval_answer_to_string (OwApprovalAnswer answer);   /* "once", "always_tool", "always_task", "deny" */
+const char *ow_approval_answer_to_string (OwApprovalAnswer answer);   /* "once", "always_tool", "always_task", "deny", "readonly_session" */
 
 /* What the person is asked to approve. Borrowed for the request. */
 typedef struct {
@@ -31,6 +32,8 @@ typedef struct {
   const char *reason;      /* why it needs approval ("requires approval", a safety check, …) */
   const char *risk;        /* "write_local", "exec", … */
   gboolean    safety_check;        /* a safety check asks: no session or standing grant may be offered */
+  gboolean    readonly_ok;         /* run_shell: the command is read-only, so "allow read-only commands"
+                                    * (OW_APPROVAL_READONLY_SESSION) may be offered */
   const char *suggested_rule;      /* what "always" would save, or NULL when it may not be offered */
   const char *reviewer_reasoning;  /* auto-approve: why the reviewer was unsure, or NULL */
   const char *site;                /* a site card: the "host:port" to let through. The answers then

@@ -628,6 +628,8 @@ on_answer_cb (GObject *source, GAsyncResult *result, gpointer user_data)
         reply->answer = OW_APPROVAL_SESSION;
       else if (g_str_equal (decision, "always") || g_str_equal (decision, "always_task"))
         reply->answer = OW_APPROVAL_ALWAYS;
+      else if (g_str_equal (decision, "readonly_session"))
+        reply->answer = OW_APPROVAL_READONLY_SESSION;
       else
         reply->answer = OW_APPROVAL_DENY;
       if (obj != NULL && ow_json_get_string (obj, "reason") != NULL)
@@ -698,6 +700,7 @@ approval_async (OwAttendant *attendant, const OwApprovalRequest *req, GCancellab
   json_object_set_object_member (data, "arguments", json_object_ref (req->arguments));
   json_object_set_string_member (data, "risk", req->risk);
   json_object_set_boolean_member (data, "safety_check", req->safety_check);
+  json_object_set_boolean_member (data, "readonly_ok", req->readonly_ok);
   if (req->suggested_rule != NULL)
     json_object_set_string_member (data, "suggested_rule", req->suggested_rule);
   if (req->reviewer_reasoning != NULL)

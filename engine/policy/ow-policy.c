@@ -3,9 +3,13 @@
 
 #include "policy/ow-policy.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "ow-error.h"
+#include "ow-json.h"
+#include "policy/ow-readonly.h"
+#include "tools/body/ow-tb.h"
 
 struct _OwPolicy
 {
@@ -212,6 +216,40 @@ matched (OwRuleSet *set, const OwRuleCall *rc, OwDecision *out, const char **tag
   return TRUE;
 }
 
+static gboolean
+is_file_write (const char *tool)
+{
+  static const char *const writers[] = { "write_file", "replace_in_file", "edit_file", "apply_patch", NULL };
+
+  return tool != NULL && g_strv_contains (writers, tool);
+}
+
+/* The path of a file tool's call it may not write, as the call names it,
+ * or NULL when it may write them all. */
+static char *
+file_tool_refused_path (const OwSafetyContext *safety, const char *tool, JsonObject *args)
+{
+  g_autofree OwTbRoot *roots = g_new0 (OwTbRoot, MAX (safety->n_roots, 1));
+  const char *path = args != NULL ? ow_json_get_string (args, "path") : NULL;
+  char *refused = NULL;
+
+  for (guint i = 0; i < safety->n_roots; i++)
+    {
+      roots[i].path = safety->roots[i];
+      roots[i].writable = safety->roots_writable != NULL && safety->roots_writable[i];
+    }
+  if (g_str_equal (tool, "apply_patch"))
+    {
+      char *found = NULL;
+      if (!ow_tb_patch_writable (roots, safety->n_roots, args != NULL ? ow_json_get_string (args, "patch") : NULL,
+                                 &found))
+        refused = g_strdup (found);
+      free (found);
+      return refused;
+    }
+  return path != NULL && !ow_tb_path_writable (roots, safety->n_roots, path) ? g_strdup (path) : NULL;
+}
+
 static void decide_inner (OwPolicy *self, const OwPolicyCall *call, const char *mode, OwRuleCall *rc,
                           OwDecision *out);
 
@@ -251,6 +289,22 @@ decide_inner (OwPolicy *self, const OwPolicyCall *call, const char *mode, OwRule
       g_autofree char *reason = g_strdup_printf ("%s mode is read-only", mode);
       set (out, OW_VERDICT_DENY, reason, "denied by read-only mode");
       return;
+    }
+
+  /* A file tool writes only in a writable folder of the session, in
+   * every mode: asking would only lead to the tool's own refusal. */
+  if (call->safety != NULL && is_file_write (call->tool))
+    {
+      g_autofree char *path = file_tool_refused_path (call->safety, call->tool, call->args);
+
+      if (path != NULL)
+        {
+          g_autofree char *reason = g_strdup_printf ("path is not in a writable directory: %s (file tools write only "
+                                                     "in the session's writable folders; ask for one with "
+                                                     "request_directory)", path);
+          set (out, OW_VERDICT_DENY, reason, "denied: outside the writable folders");
+          return;
+        }
     }
 
   /* 3. Safety checks: asked in every mode but the dangerous one. */
@@ -306,6 +360,12 @@ decide_inner (OwPolicy *self, const OwPolicyCall *call, const char *mode, OwRule
       set (out, OW_VERDICT_ALLOW, call->risk == OW_RISK_EXEC ? "command allowed for this session"
                                                              : "tool allowed for this session",
            "user-approved for session");
+      return;
+    }
+  if (call->risk == OW_RISK_EXEC && call->readonly_granted && g_strcmp0 (call->tool, "run_shell") == 0
+      && ow_readonly_command (call->args != NULL ? ow_json_get_string (call->args, "command") : NULL))
+    {
+      set (out, OW_VERDICT_ALLOW, "read-only command (session grant)", "user-approved read-only commands for session");
       return;
     }
   if (matched (self->standing_allow, rc, out, &tag) || matched (self->config_allow, rc, out, &tag))

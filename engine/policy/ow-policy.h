@@ -7,15 +7,19 @@
  *
  *   1. hard floors — the machine config's [policy] deny rules — refuse in
  *      every mode, dangerously-bypass-approvals included;
- *   2. read-only modes (plan, discuss) refuse every consequential call;
+ *   2. read-only modes (plan, discuss) refuse every consequential call,
+ *      and a file tool's write outside the session's writable folders is
+ *      refused (the tool itself would refuse it: no card for a call that
+ *      cannot succeed);
  *   3. safety checks (ow-safety.h) are asked in every mode; only
  *      dangerously-bypass-approvals clears them, each recorded "cleared by
  *      mode"; no rule or grant skips them;
  *   4. deny rules — a project's [policy] deny and standing deny rules —
  *      refuse;
  *   5. read-only tools are allowed;
- *   6. allow: a grant for this session, a standing allow rule, the machine's
- *      [policy] allow list;
+ *   6. allow: a grant for this session (a tool, an exact command, or
+ *      read-only commands, ow-readonly.h), a standing allow rule, the
+ *      machine's [policy] allow list;
  *   7. the mode: bypass-approvals and dangerously-bypass-approvals run,
  *      auto-approve sends the call to the reviewer (whose "uncertain" asks a
  *      person), ask asks.
@@ -54,6 +58,7 @@ typedef struct {
   const char            *workspace;        /* the session's primary folder */
   gboolean               tool_granted;     /* the session holds a grant for this tool */
   gboolean               command_granted;  /* run_shell: a grant for this exact command */
+  gboolean               readonly_granted; /* run_shell: the session allows read-only commands */
   const OwSafetyContext *safety;           /* NULL: no safety checks (only for tests of the rest) */
 } OwPolicyCall;
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "ow-json.h"
+#include "store/ow-store.h"
 
 gboolean
 ow_path_is_under (const char *path, const char *root)
@@ -270,6 +271,24 @@ iso_from_ms (gint64 ms)
   return dt != NULL ? g_date_time_format_iso8601 (dt) : g_strdup ("");
 }
 
+static JsonObject *
+found_to_json (const Found *f)
+{
+  JsonObject *o = json_object_new ();
+  g_autofree char *iso = iso_from_ms (f->mtime);
+  g_autofree char *base = g_path_get_basename (f->rel);
+  const char *kind = ow_artifact_kind (base);
+
+  json_object_set_string_member (o, "path", f->rel);
+  json_object_set_string_member (o, "abs_path", f->abs);
+  json_object_set_string_member (o, "name", base);
+  /* a command's output may be any file: "file" when no kind fits */
+  json_object_set_string_member (o, "kind", kind != NULL ? kind : "file");
+  json_object_set_int_member (o, "size", f->size);
+  json_object_set_string_member (o, "modified_at", iso);
+  return o;
+}
+
 JsonArray *
 ow_artifacts_list (const char *root, guint max)
 {
@@ -286,19 +305,7 @@ ow_artifacts_list (const char *root, guint max)
   walk (fd, root, "", 0, &budget, found);
   g_ptr_array_sort (found, found_newest_first);
   for (guint i = 0; i < found->len && i < max; i++)
-    {
-      Found *f = g_ptr_array_index (found, i);
-      JsonObject *o = json_object_new ();
-      g_autofree char *iso = iso_from_ms (f->mtime);
-      g_autofree char *base = g_path_get_basename (f->rel);
-      json_object_set_string_member (o, "path", f->rel);
-      json_object_set_string_member (o, "abs_path", f->abs);
-      json_object_set_string_member (o, "name", base);
-      json_object_set_string_member (o, "kind", ow_artifact_kind (base));
-      json_object_set_int_member (o, "size", f->size);
-      json_object_set_string_member (o, "modified_at", iso);
-      json_array_add_object_element (arr, o);
-    }
+    json_array_add_object_element (arr, found_to_json (g_ptr_array_index (found, i)));
   return arr;
 }
 
@@ -508,4 +515,155 @@ ow_artifact_read (const char *const *roots, const char *path)
     json_object_set_boolean_member (o, "truncated", truncated);
     return o;
   }
+}
+
+/* ---- What the session wrote ---- */
+
+typedef struct {
+  GHashTable *proposed;   /* call id → char* path list joined by '\n' */
+  GPtrArray  *written;    /* char*, in order */
+} Scan;
+
+static void
+patch_paths (const char *patch, GString *out)
+{
+  g_auto(GStrv) lines = g_strsplit (patch != NULL ? patch : "", "\n", -1);
+  static const char *const heads[] = { "*** Add File: ", "*** Update File: ", NULL };
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    for (guint h = 0; heads[h] != NULL; h++)
+      if (g_str_has_prefix (lines[i], heads[h]))
+        g_string_append_printf (out, "%s\n", g_strstrip (lines[i] + strlen (heads[h])));
+}
+
+static void
+scan_event_cb (gint64 seq, gint64 ts_ms, const char *type, const char *data, gpointer user_data)
+{
+  Scan *scan = user_data;
+  g_autoptr(JsonObject) obj = NULL;
+  const char *name, *call_id;
+
+  if (!g_str_equal (type, "tool_proposed") && !g_str_equal (type, "tool_finished"))
+    return;
+  obj = ow_json_object_from_string (data, -1, NULL);
+  if (obj == NULL)
+    return;
+  name = ow_json_get_string (obj, "name");
+  call_id = ow_json_get_string (obj, "call_id");
+  if (name == NULL || call_id == NULL)
+    return;
+  if (g_str_equal (type, "tool_proposed"))
+    {
+      JsonObject *args = ow_json_get_object (obj, "arguments");
+      g_autoptr(GString) paths = g_string_new (NULL);
+
+      if (g_str_equal (name, "write_file") || g_str_equal (name, "replace_in_file"))
+        {
+          if (ow_json_get_string (args, "path") != NULL)
+            g_string_append_printf (paths, "%s\n", ow_json_get_string (args, "path"));
+        }
+      else if (g_str_equal (name, "apply_patch"))
+        patch_paths (ow_json_get_string (args, "patch"), paths);
+      if (paths->len > 0)
+        g_hash_table_insert (scan->proposed, g_strdup (call_id), g_string_free (g_steal_pointer (&paths), FALSE));
+    }
+  else
+    {
+      JsonNode *changed = json_object_get_member (obj, "files_changed");
+
+      /* A command's files count however it ended: a failed build may
+       * still have written its output. */
+      if (changed != NULL && JSON_NODE_HOLDS_ARRAY (changed))
+        {
+          JsonArray *arr = json_node_get_array (changed);
+          for (guint i = 0; i < json_array_get_length (arr); i++)
+            {
+              JsonNode *n = json_array_get_element (arr, i);
+              if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING)
+                g_ptr_array_add (scan->written, g_strdup (json_node_get_string (n)));
+            }
+        }
+      if (g_strcmp0 (ow_json_get_string (obj, "status"), "ok") == 0)
+        {
+          const char *paths = g_hash_table_lookup (scan->proposed, call_id);
+          g_auto(GStrv) each = paths != NULL ? g_strsplit (paths, "\n", -1) : NULL;
+
+          for (guint i = 0; each != NULL && each[i] != NULL; i++)
+            if (*each[i] != '\0')
+              g_ptr_array_add (scan->written, g_strdup (each[i]));
+        }
+    }
+}
+
+GPtrArray *
+ow_artifacts_written (OwStore *store, const char *session_id)
+{
+  Scan scan = {
+    .proposed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
+    .written = g_ptr_array_new_with_free_func (g_free),
+  };
+
+  if (store != NULL && session_id != NULL)
+    ow_store_event_foreach_since (store, session_id, 0, scan_event_cb, &scan, NULL);
+  g_hash_table_unref (scan.proposed);
+  return scan.written;
+}
+
+static void
+add_found (GPtrArray *out, GHashTable *seen, const char *real, const char *rel)
+{
+  struct stat st;
+  Found *f;
+
+  if (g_hash_table_contains (seen, real) || lstat (real, &st) != 0 || !S_ISREG (st.st_mode))
+    return;
+  f = g_new0 (Found, 1);
+  f->rel = g_strdup (rel);
+  f->abs = g_strdup (real);
+  f->size = st.st_size;
+  f->mtime = (gint64) st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+  g_hash_table_add (seen, f->abs);
+  g_ptr_array_add (out, f);
+}
+
+JsonArray *
+ow_artifacts_list_session (const char *const *roots, const char *scratch, GPtrArray *written, guint max)
+{
+  g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func ((GDestroyNotify) found_free);
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  JsonArray *listed = ow_artifacts_list (scratch, max);
+  JsonArray *arr = json_array_new ();
+
+  for (guint i = 0; written != NULL && i < written->len; i++)
+    {
+      const char *p = g_ptr_array_index (written, i);
+      g_autofree char *full = g_path_is_absolute (p) || roots == NULL || roots[0] == NULL
+                                ? g_strdup (p) : g_build_filename (roots[0], p, NULL);
+      char *real = realpath (full, NULL);
+
+      for (guint r = 0; real != NULL && roots != NULL && roots[r] != NULL; r++)
+        if (ow_path_is_under (real, roots[r]))
+          {
+            /* Shown relative to the folder it is in, as the scratch
+             * folder's files are; read back by its absolute path. */
+            add_found (found, seen, real, real + strlen (roots[r]) + (real[strlen (roots[r])] == '/'));
+            break;
+          }
+      free (real);
+    }
+  for (guint i = 0; i < json_array_get_length (listed); i++)
+    {
+      JsonObject *o = json_array_get_object_element (listed, i);
+      const char *abs = ow_json_get_string (o, "abs_path");
+      if (abs != NULL)
+        add_found (found, seen, abs, ow_json_get_string (o, "path"));
+    }
+  json_array_unref (listed);
+  g_ptr_array_sort (found, found_newest_first);
+  for (guint i = 0; i < found->len && i < max; i++)
+    {
+      Found *f = g_ptr_array_index (found, i);
+      json_array_add_object_element (arr, found_to_json (f));
+    }
+  return arr;
 }

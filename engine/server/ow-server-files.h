@@ -11,6 +11,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "store/ow-store.h"
+
 G_BEGIN_DECLS
 
 #define OW_ARTIFACTS_MAX          80
@@ -40,6 +42,19 @@ const char *ow_artifact_kind      (const char *name);
  * @root, newest first, at most @max, skipping dotfiles, node_modules,
  * target, dist, __pycache__, Library, AppData and every symbolic link. */
 JsonArray *ow_artifacts_list      (const char *root, guint max);
+
+/* What the session wrote, from its event log, in order: the paths its
+ * file tools wrote (as the tools named them) and the files its shell
+ * commands made or changed (absolute; see core/ow-file-changes.h). */
+GPtrArray *ow_artifacts_written   (OwStore *store, const char *session_id);
+
+/* The session's deliverables: each of @written (from
+ * ow_artifacts_written) that is a regular file inside one of @roots
+ * (resolved, NULL-terminated, relative paths against roots[0]), and the
+ * files ow_artifacts_list finds under @scratch; newest first, at most
+ * @max, each once. */
+JsonArray *ow_artifacts_list_session (const char *const *roots, const char *scratch, GPtrArray *written,
+                                      guint max);
 
 /* The body of GET …/artifacts/read for @path, searched in @roots
  * (resolved folders, NULL-terminated, in order). Always an object:

@@ -656,14 +656,18 @@ artifacts_list (OwServer *self, OwRequest *req)
 {
   g_autoptr(OwSession) session = route_live_session (self, req);
   g_autoptr(GPtrArray) roots = NULL;
+  g_autoptr(GPtrArray) written = NULL;
   g_autofree char *scratch = NULL;
   JsonObject *out;
 
   if (session == NULL)
     return;
   roots = resolved_roots (self, session, &scratch);
+  written = ow_artifacts_written (ow_context_get_store (self->ctx), ow_session_get_id (session));
   out = json_object_new ();
-  json_object_set_array_member (out, "artifacts", ow_artifacts_list (scratch, OW_ARTIFACTS_MAX));
+  json_object_set_array_member (out, "artifacts",
+                                ow_artifacts_list_session ((const char *const *) roots->pdata, scratch, written,
+                                                           OW_ARTIFACTS_MAX));
   ow_reply_object (req, SOUP_STATUS_OK, out);
 }
 

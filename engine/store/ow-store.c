@@ -480,11 +480,11 @@ ow_store_session_set_flags (OwStore *store, const char *session_id, int pinned, 
   return changed_one (store, session_id, error);
 }
 
-gboolean
-ow_store_session_rename (OwStore *store, const char *session_id, const char *title, GError **error)
+/* One UPDATE of a session's title columns (@sql binds ?1 id, ?2 title). */
+static gboolean
+update_title (OwStore *store, const char *sql, const char *session_id, const char *title, GError **error)
 {
-  sqlite3_stmt *stmt = ow_db_prepare (store->db,
-    "UPDATE sessions SET title = ?2, renamed = 1 WHERE session_id = ?1", error);
+  sqlite3_stmt *stmt = ow_db_prepare (store->db, sql, error);
 
   if (stmt == NULL)
     return FALSE;
@@ -493,6 +493,19 @@ ow_store_session_rename (OwStore *store, const char *session_id, const char *tit
   if (!ow_db_step_done (store->db, stmt, error))
     return FALSE;
   return changed_one (store, session_id, error);
+}
+
+gboolean
+ow_store_session_set_auto_title (OwStore *store, const char *session_id, const char *title, GError **error)
+{
+  return update_title (store, "UPDATE sessions SET auto_title = ?2 WHERE session_id = ?1", session_id, title, error);
+}
+
+gboolean
+ow_store_session_rename (OwStore *store, const char *session_id, const char *title, GError **error)
+{
+  return update_title (store, "UPDATE sessions SET title = ?2, renamed = 1 WHERE session_id = ?1", session_id, title,
+                       error);
 }
 
 GPtrArray *

@@ -54,6 +54,9 @@ gboolean      ow_store_session_update      (OwStore    *store,
 /* Deletes a session with its messages and events, in one transaction. */
 gboolean      ow_store_session_delete      (OwStore *store, const char *session_id, GError **error);
 gboolean      ow_store_session_set_title   (OwStore *store, const char *session_id, const char *title, GError **error);
+/* The title a model gave the session (shown unless a person renamed it). */
+gboolean      ow_store_session_set_auto_title (OwStore *store, const char *session_id, const char *title,
+                                               GError **error);
 /* Saves the session's compaction state (JSON text; NULL clears it). */
 gboolean      ow_store_session_set_compaction (OwStore *store, const char *session_id, const char *compaction,
                                                GError **error);

@@ -933,5 +933,143 @@ class AtifCheckSelfTest(unittest.TestCase):
             self.assertNotEqual(self.mutated(fn), [])
 
 
+
+class Steps(RunTestCase):
+    """What a person watching a run is told: each command's output, the
+    refusals in the closing line, a retry's cause once, and the read-only
+    grant doing what its label says."""
+
+    def test_command_output_under_its_step(self):
+        key = TEST_KEYS["OPENAI_API_KEY"]
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "c1", "name": "run_shell",
+                             "arguments": {"command": f"seq 1 9; echo 'the key is {key}'; exit 3"}}]},
+            {"tool_calls": [{"id": "c2", "name": "run_shell", "arguments": {"command": "echo fine"}}]},
+            {"text": "done"}]})
+        code, transcript = self.run_at_terminal(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals",
+                                                 "--prompt", "x"], openai_env(self, server), [])
+        self.assertEqual(code, 0, transcript)
+        lines = [l.rstrip("\r") for l in transcript.split("\n")]
+        # The last six lines of output, the hidden ones counted, the key redacted.
+        self.assertIn("    │ … 4 earlier lines", lines, transcript)
+        for n in range(5, 10):
+            self.assertIn(f"    │ {n}", lines)
+        self.assertNotIn("    │ 4", lines)
+        self.assertNotIn(key, transcript)
+        self.assertTrue(any(l.startswith("    │ the key is ") for l in lines), transcript)
+        self.assertIn("    └ exit code 3", lines)
+        # A command that succeeds shows its output and no exit code.
+        after = lines[next(i for i, l in enumerate(lines) if "run_shell echo fine" in l):]
+        self.assertEqual(after[1], "    │ fine")
+        self.assertFalse(after[2].startswith("    └ exit code"), after[:4])
+
+    WRITE = Approvals.WRITE
+
+    def test_closing_line_counts_refused_calls(self):
+        server = self.server(self.WRITE)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "write a"], openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        closing = r.stderr.strip().split("\n")[-1]
+        self.assertIn("completed · 2 iterations · 0 tool calls run, 1 refused ·", closing)
+        # Positive control: the same run allowed says nothing of refusals.
+        server = self.server(self.WRITE)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "write a"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        closing = r.stderr.strip().split("\n")[-1]
+        self.assertIn("completed · 2 iterations · 1 tool call run ·", closing)
+        self.assertNotIn("refused", closing)
+
+    def test_unreachable_host_cause_said_once(self):
+        env = self.env(OPENAI_BASE_URL="http://127.0.0.1:9/v1", OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"],
+                       OPENWORKER_RETRY_DELAYS="0.05,0.05,0.05")
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "x"], env)
+        self.assertEqual(r.code, 3, r.stderr)
+        retry_lines = [l for l in r.stderr.split("\n") if "retry " in l]
+        self.assertEqual(len(retry_lines), 3, r.stderr)
+        self.assertRegex(retry_lines[0], r"provider error \(\w+: .+\); retry 1/3 in 0\.05s$")
+        self.assertEqual(retry_lines[0].count("Connection refused"), 1, retry_lines[0])
+        self.assertEqual(retry_lines[1], "openworker: retry 2/3 in 0.05s")
+        self.assertEqual(retry_lines[2], "openworker: retry 3/3 in 0.05s")
+
+
+    def test_allow_read_only_commands_allows_them(self):
+        with open(os.path.join(self.ws, "a.txt"), "w") as f:
+            f.write("alpha\n")
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "c1", "name": "run_shell", "arguments": {"command": "cat a.txt"}}]},
+            {"tool_calls": [{"id": "c2", "name": "run_shell", "arguments": {"command": "ls | wc -l"}}]},
+            {"tool_calls": [{"id": "c3", "name": "run_shell", "arguments": {"command": "touch b.txt"}}]},
+            {"text": "done"}]})
+        code, transcript = self.run_at_terminal(["--model", "openai:gpt-4o", "--prompt", "x"],
+                                                openai_env(self, server), [("Allow?", "r"), ("Allow?", "n")])
+        self.assertEqual(code, 0, transcript)
+        prompts = [p for p in transcript.split("Allow?")[1:]]
+        # Asked for cat (with the grant offered) and for touch (without it);
+        # ls | wc ran under the grant.
+        self.assertEqual(len(prompts), 2, transcript)
+        self.assertIn("[r] all read-only commands", prompts[0])
+        self.assertNotIn("[r] all read-only commands", prompts[1])
+        self.assertIn("    │ alpha", transcript)
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "b.txt")))
+        summary = self.result_json("summary.json")
+        self.assertEqual(summary["approval_mode"], "ask")   # the session was not put in plan mode
+        self.assertEqual(summary["tool_results"], {"ok": 2, "denied": 1})
+        db = sqlite3.connect(os.path.join(self.out, "audit.db"))
+        rows = db.execute("SELECT call_id, stage, provenance FROM audit_events WHERE stage IN "
+                          "('approval_resolved', 'auto_allowed') ORDER BY id").fetchall()
+        self.assertEqual(rows, [("c1", "approval_resolved", "user-approved read-only commands for session"),
+                                ("c2", "auto_allowed", "user-approved read-only commands for session"),
+                                ("c3", "approval_resolved", "denied by person")])
+        with open(os.path.join(self.out, "events.jsonl")) as f:
+            events = [json.loads(l) for l in f if l.strip()]
+        offered = {e["data"]["call_id"]: e["data"]["readonly_ok"] for e in events if e["type"] == "permission_required"}
+        self.assertEqual(offered, {"c1": True, "c3": False})
+
+    def test_write_outside_the_folders_refused_without_a_card(self):
+        outside = os.path.join(self.tmp, "outside.txt")
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "c1", "name": "write_file", "arguments": {"path": outside, "content": "X"}}]},
+            {"tool_calls": [{"id": "c2", "name": "write_file", "arguments": {"path": "inside.txt", "content": "I"}}]},
+            {"text": "done"}]})
+        code, transcript = self.run_at_terminal(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals",
+                                                 "--prompt", "x"], openai_env(self, server), [("Allow?", "y")])
+        self.assertEqual(code, 0, transcript)
+        self.assertNotIn("Allow?", transcript)
+        self.assertFalse(os.path.exists(outside))
+        self.assertIn("path is not in a writable directory", json.dumps(server.requests()[1]["body"]))
+        # Positive control: the write inside the folder ran in the same run.
+        with open(os.path.join(self.ws, "inside.txt")) as f:
+            self.assertEqual(f.read(), "I")
+
+    def test_files_a_command_changed_are_recorded(self):
+        ws = os.path.realpath(self.ws)
+        with open(os.path.join(ws, "old.txt"), "w") as f:
+            f.write("untouched")
+        with open(os.path.join(ws, "edited.txt"), "w") as f:
+            f.write("before")
+        os.makedirs(os.path.join(ws, ".git"))
+        os.makedirs(os.path.join(ws, "node_modules"))
+        command = ("printf one > made.txt && mkdir -p out/deep && printf 'a,b' > out/deep/t.csv"
+                   " && printf after > edited.txt && printf x > .git/HEAD && printf y > node_modules/m.js; exit 1")
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "c1", "name": "run_shell", "arguments": {"command": command}}]},
+            {"tool_calls": [{"id": "c2", "name": "run_shell", "arguments": {"command": "cat made.txt"}}]},
+            {"text": "done"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "x"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        finished = {e["data"]["call_id"]: e["data"] for e in r.lines("events.jsonl") if e["type"] == "tool_finished"}
+        # Made or changed, in the session's folder, even by a command that failed;
+        # not what it only read, nor .git or node_modules.
+        self.assertEqual(finished["c1"]["files_changed"],
+                         [os.path.join(ws, p) for p in ("edited.txt", "made.txt", "out/deep/t.csv")])
+        self.assertNotIn("files_changed", finished["c2"])
+
+    def result_json(self, name):
+        with open(os.path.join(self.out, name)) as f:
+            return json.load(f)
+
+
 if __name__ == "__main__":
     unittest.main()

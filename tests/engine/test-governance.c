@@ -202,9 +202,9 @@ policy_with (Fixture *f, const char *machine_toml, const char *project_toml)
   return policy;
 }
 
-static OwVerdict
-decide (OwPolicy *policy, Fixture *f, const char *mode, const char *tool, OwRisk risk, const char *json,
-        gboolean granted, char **provenance)
+/* Decides @call with the session's one folder, @f->ws, writable. */
+static void
+decide_call (OwPolicy *policy, Fixture *f, OwPolicyCall *call, OwDecision *d)
 {
   const char *roots[] = { f->ws, NULL };
   gboolean writable[] = { TRUE };
@@ -213,15 +213,25 @@ decide (OwPolicy *policy, Fixture *f, const char *mode, const char *tool, OwRisk
     .roots = roots, .roots_writable = writable, .n_roots = 1, .cwd = f->ws, .home = "/home/person",
     .agent_dirs = agent_dirs,
   };
+
+  call->workspace = f->ws;
+  call->safety = &ctx;
+  ow_policy_decide (policy, call, d);
+  call->safety = NULL;
+}
+
+static OwVerdict
+decide (OwPolicy *policy, Fixture *f, const char *mode, const char *tool, OwRisk risk, const char *json,
+        gboolean granted, char **provenance)
+{
   g_autoptr(JsonObject) a = args (json);
   OwPolicyCall call = {
-    .mode = mode, .tool = tool, .risk = risk, .args = a, .workspace = f->ws,
-    .tool_granted = granted, .command_granted = granted, .safety = &ctx,
+    .mode = mode, .tool = tool, .risk = risk, .args = a, .tool_granted = granted, .command_granted = granted,
   };
   OwDecision d;
   OwVerdict v;
 
-  ow_policy_decide (policy, &call, &d);
+  decide_call (policy, f, &call, &d);
   v = d.verdict;
   if (provenance != NULL)
     *provenance = g_strdup (d.provenance);
@@ -839,6 +849,123 @@ test_audit_missing_rows (Fixture *f, gconstpointer data)
   }
 }
 
+/* A file tool's write outside the writable folders is refused at once,
+ * in every mode (the tool would refuse it after any card); inside one it
+ * goes the usual way. */
+static void
+test_policy_file_write_outside_refused (Fixture *f, gconstpointer data)
+{
+  g_autoptr(OwPolicy) policy = policy_with (f, "", "");
+  g_autofree char *ro = g_build_filename (f->ws, "ro", NULL);
+  const char *roots[] = { f->ws, ro, NULL };
+  gboolean writable[] = { TRUE, FALSE };
+  const char *agent_dirs[] = { "/nonexistent/openworker-config", NULL };
+  OwSafetyContext ctx = {
+    .roots = roots, .roots_writable = writable, .n_roots = 2, .cwd = f->ws, .home = "/home/person",
+    .agent_dirs = agent_dirs,
+  };
+  const char *modes[] = { "ask", "auto-approve", "bypass-approvals", "dangerously-bypass-approvals" };
+  const struct {
+    const char *json;
+    gboolean    refused;
+  } writes[] = {
+    { "{\"path\":\"/elsewhere/x.txt\",\"content\":\"X\"}", TRUE },
+    { "{\"path\":\"../outside.txt\",\"content\":\"X\"}", TRUE },
+    { "{\"path\":\"ro/x.txt\",\"content\":\"X\"}", TRUE },      /* a read-only folder inside the workspace */
+    { "{\"path\":\"ok.txt\",\"content\":\"X\"}", FALSE },
+    { "{\"path\":\"sub/new/ok.txt\",\"content\":\"X\"}", FALSE },
+  };
+
+  g_mkdir (ro, 0700);
+  for (gsize m = 0; m < G_N_ELEMENTS (modes); m++)
+    for (gsize i = 0; i < G_N_ELEMENTS (writes); i++)
+      {
+        g_autoptr(JsonObject) a = args (writes[i].json);
+        OwPolicyCall call = {
+          .mode = modes[m], .tool = "write_file", .risk = OW_RISK_WRITE_LOCAL, .args = a, .workspace = f->ws,
+          .safety = &ctx,
+        };
+        OwDecision d;
+
+        ow_policy_decide (policy, &call, &d);
+        if (writes[i].refused)
+          {
+            if (d.verdict != OW_VERDICT_DENY)
+              g_error ("%s in %s: %s, want deny", writes[i].json, modes[m], ow_verdict_to_string (d.verdict));
+            g_assert_nonnull (strstr (d.reason, "path is not in a writable directory"));
+          }
+        else if (d.verdict == OW_VERDICT_DENY)
+          g_error ("%s in %s was refused: %s", writes[i].json, modes[m], d.reason);
+        ow_decision_clear (&d);
+      }
+  /* A patch is refused for any file it would write outside. */
+  for (gsize m = 0; m < G_N_ELEMENTS (modes); m++)
+    {
+      const char *outside = "{\"patch\":\"*** Begin Patch\\n*** Add File: ok.txt\\n+a\\n*** Add File: ro/x.txt\\n+b\\n"
+                            "*** End Patch\"}";
+      const char *inside = "{\"patch\":\"*** Begin Patch\\n*** Add File: ok.txt\\n+a\\n*** End Patch\"}";
+      g_autoptr(JsonObject) a = args (outside);
+      g_autoptr(JsonObject) b = args (inside);
+      OwPolicyCall call = {
+        .mode = modes[m], .tool = "apply_patch", .risk = OW_RISK_WRITE_LOCAL, .args = a, .workspace = f->ws,
+        .safety = &ctx,
+      };
+      OwDecision d;
+
+      ow_policy_decide (policy, &call, &d);
+      g_assert_cmpint (d.verdict, ==, OW_VERDICT_DENY);
+      g_assert_nonnull (strstr (d.reason, "ro/x.txt"));
+      ow_decision_clear (&d);
+      call.args = b;
+      ow_policy_decide (policy, &call, &d);
+      g_assert_cmpint (d.verdict, !=, OW_VERDICT_DENY);
+      ow_decision_clear (&d);
+    }
+  /* The positive controls in the modes that ask and that run. */
+  g_assert_cmpint (decide (policy, f, "ask", "write_file", OW_RISK_WRITE_LOCAL, "{\"path\":\"ok.txt\"}", FALSE, NULL),
+                   ==, OW_VERDICT_ASK);
+  g_assert_cmpint (decide (policy, f, "bypass-approvals", "write_file", OW_RISK_WRITE_LOCAL, "{\"path\":\"ok.txt\"}",
+                           FALSE, NULL), ==, OW_VERDICT_ALLOW);
+}
+
+/* "Allow read-only commands" covers read-only commands, nothing else, and
+ * never a safety check. */
+static void
+test_policy_readonly_grant (Fixture *f, gconstpointer data)
+{
+  g_autoptr(OwPolicy) policy = policy_with (f, "", "");
+  const struct {
+    const char *command;
+    gboolean    granted;
+    OwVerdict   want;
+  } table[] = {
+    { "cat a.txt", TRUE, OW_VERDICT_ALLOW },
+    { "git log --oneline | head -5", TRUE, OW_VERDICT_ALLOW },
+    { "cat a.txt", FALSE, OW_VERDICT_ASK },          /* no grant: asked */
+    { "rm a.txt", TRUE, OW_VERDICT_ASK },            /* not read-only */
+    { "cat a.txt > b.txt", TRUE, OW_VERDICT_ASK },
+    { "cat ~/.ssh/id_rsa", TRUE, OW_VERDICT_ASK },   /* a safety check comes first */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (table); i++)
+    {
+      g_autoptr(JsonObject) a = json_object_new ();
+      OwPolicyCall call = {
+        .mode = "ask", .tool = "run_shell", .risk = OW_RISK_EXEC, .args = a, .readonly_granted = table[i].granted,
+      };
+      OwDecision d;
+
+      json_object_set_string_member (a, "command", table[i].command);
+      decide_call (policy, f, &call, &d);
+      if (d.verdict != table[i].want)
+        g_error ("%s (grant %d): %s, want %s", table[i].command, table[i].granted, ow_verdict_to_string (d.verdict),
+                 ow_verdict_to_string (table[i].want));
+      if (d.verdict == OW_VERDICT_ALLOW)
+        g_assert_cmpstr (d.provenance, ==, "user-approved read-only commands for session");
+      ow_decision_clear (&d);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -852,6 +979,8 @@ main (int argc, char **argv)
   ADD ("policy-precedence", test_policy_precedence);
   ADD ("policy-standing-rules", test_policy_standing_rules);
   ADD ("policy-bad-config-rule", test_policy_bad_config_rule);
+  ADD ("policy-file-write-outside-refused", test_policy_file_write_outside_refused);
+  ADD ("policy-readonly-grant", test_policy_readonly_grant);
   ADD ("inbox", test_inbox);
   ADD ("inbox-wait-cancelled", test_inbox_wait_cancelled);
   ADD ("inbox-runs-once", test_inbox_runs_once);

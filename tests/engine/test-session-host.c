@@ -418,10 +418,89 @@ test_recovery_after_a_crash (Fixture *f, gconstpointer data)
   }
 }
 
+static void
+wait_served (Fixture *f, guint n)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  while (ow_model_server_get_served (f->server) < n)
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("the model server did not get %u requests within 10 s", n);
+      g_main_context_iteration (NULL, TRUE);
+    }
+}
+
+static char *
+listed_title (Fixture *f, const char *id)
+{
+  g_autoptr(GPtrArray) rows = ow_store_session_list (ow_context_get_store (f->ctx), NULL, id, NULL);
+  OwSessionListRow *row = g_ptr_array_index (rows, 0);
+
+  return g_strdup (row->auto_title);
+}
+
+/* After the first turn the session's model titles it (the original's
+ * session_title); a greeting is titled later, with both openers. */
+static void
+test_title_from_the_model (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSession) s = NULL;
+  g_autoptr(OwSession) chat = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *body = NULL;
+  JsonArray *reqs;
+  guint i;
+  const char *id;
+
+  g_setenv ("OPENWORKER_AUTO_TITLE", "1", TRUE);
+  serve (f, "{\"turns\":[{\"text\":\"On it.\"},{\"text\":\" \\\"Quarterly Sales Report Draft.\\\"\\n\"},"
+            "{\"text\":\"Hi!\"},{\"text\":\"small-talk\"},{\"text\":\"Sure.\"},"
+            "{\"text\":\"Trip To Lisbon Planning\"}]}");
+  s = new_session (f, f->ws, "ask");
+  id = ow_session_get_id (s);
+  g_assert_true (ow_session_host_send (f->host, id, "Please draft the quarterly sales report for the board", NULL,
+                                       &error));
+  g_assert_no_error (error);
+  i = wait_for (f, id, "turn_done", 0);
+  i = wait_for (f, id, "session_title", i);
+  g_assert_cmpstr (ow_json_get_string (event_at (f, i)->data, "title"), ==, "Quarterly Sales Report Draft");
+  title = listed_title (f, id);
+  g_assert_cmpstr (title, ==, "Quarterly Sales Report Draft");
+  reqs = ow_model_server_get_requests (f->server);
+  body = json_to_string (json_array_get_element (reqs, 1), FALSE);
+  g_assert_nonnull (strstr (body, "You title chat sessions"));
+  g_assert_nonnull (strstr (body, "Please draft the quarterly sales report"));
+  g_assert_nonnull (strstr (body, "\"temperature\":0.2"));
+
+  /* A greeting: no title yet; the next turn tries again with both. */
+  chat = new_session (f, f->ws, "ask");
+  id = ow_session_get_id (chat);
+  g_assert_true (ow_session_host_send (f->host, id, "hi", NULL, &error));
+  i = wait_for (f, id, "turn_done", f->events->len);
+  wait_served (f, 4);
+  g_clear_pointer (&title, g_free);
+  title = listed_title (f, id);
+  g_assert_null (title);
+  g_assert_true (ow_session_host_send (f->host, id, "plan a trip to Lisbon in May", NULL, &error));
+  g_assert_no_error (error);
+  i = wait_for (f, id, "session_title", i + 1);
+  g_assert_cmpstr (ow_json_get_string (event_at (f, i)->data, "title"), ==, "Trip To Lisbon Planning");
+  g_free (body);
+  body = json_to_string (json_array_get_element (ow_model_server_get_requests (f->server), 5), FALSE);
+  g_assert_nonnull (strstr (body, "hi\\n\\nplan a trip to Lisbon in May"));
+  g_setenv ("OPENWORKER_AUTO_TITLE", "0", TRUE);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  /* The title call after a first turn takes a scripted turn: only the
+   * test of titles wants it. */
+  g_setenv ("OPENWORKER_AUTO_TITLE", "0", TRUE);
+  g_test_add ("/host/title", Fixture, NULL, setup, test_title_from_the_model, teardown);
   g_test_add ("/host/approval", Fixture, NULL, setup, test_approval_answered_through_the_host, teardown);
   g_test_add ("/host/scratch-and-interrupt", Fixture, NULL, setup, test_scratch_folder_and_interrupt, teardown);
   g_test_add ("/host/scratch-writable", Fixture, NULL, setup, test_scratch_folder_is_writable, teardown);

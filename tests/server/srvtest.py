@@ -40,6 +40,9 @@ class Server:
         env["OPENWORKER_HOME"] = home
         env["OPENWORKER_SECRET_STORE"] = "file"
         env["OPENWORKER_RETRY_DELAYS"] = "0.05,0.05"
+        # A title costs a model call after the first turn, which would take
+        # a turn of every script; the tests of titles turn it back on.
+        env["OPENWORKER_AUTO_TITLE"] = "0"
         env.pop("DBUS_SESSION_BUS_ADDRESS", None)
         env.update(env_extra or {})
         self.env = {k: v for k, v in env.items() if v is not None}

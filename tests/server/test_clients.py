@@ -291,6 +291,70 @@ class Approvals(ClientTestCase):
             self.assertEqual(os.path.exists(os.path.join(workspace, expect_file)), resolution == "allow")
 
 
+def shell_turn(command, cid):
+    return {"tool_calls": [{"id": cid, "name": "run_shell", "arguments": {"command": command}}]}
+
+
+def session_with_file(test, sid, name, content):
+    """Creates session @sid in the test's workspace, which holds @name."""
+    workspace = os.path.realpath(test.ws)
+    with open(os.path.join(workspace, name), "w") as f:
+        f.write(content)
+    test.api("/v1/sessions", method="POST", body={"session_id": sid, "workspace": workspace})
+    return workspace
+
+
+class ReadOnlyGrant(ClientTestCase):
+    """The card's "Allow read-only commands" (readonly_session) runs the
+    command and the read-only ones after it, and leaves the mode alone."""
+    script = {"turns": [shell_turn("cat a.txt", "r1"), shell_turn("ls | wc -l", "r2"), shell_turn("touch b.txt", "r3"),
+                        text_turn("Done.")]}
+
+    def test_allow_read_only_commands(self):
+        sid = "rogrant"
+        workspace = session_with_file(self, sid, "a.txt", "alpha\n")
+        r = self.wsc(f"/ws/session/{sid}", send=[
+            {"on": {"type": "ready"}, "frame": {"type": "user_message", "text": "look"}},
+            # Every card gets the same answer: for touch, which is not
+            # read-only, it must not be taken as a yes.
+            {"on": {"type": "permission_required"}, "frame": {"type": "approval", "decision": "readonly_session"},
+             "every": True},
+        ], until={"type": "turn_done"}, timeout_ms=30000)
+        cards = [f["data"] for f in r["frames"] if f["type"] == "permission_required"]
+        # cat asked (the grant offered), ls | wc ran under it, touch asked
+        # again without the offer and was not run.
+        self.assertEqual([(c["call_id"], c["readonly_ok"]) for c in cards], [("r1", True), ("r3", False)])
+        finished = {f["data"]["call_id"]: f["data"]["status"] for f in r["frames"] if f["type"] == "tool_finished"}
+        self.assertEqual(finished, {"r1": "ok", "r2": "ok", "r3": "denied"})
+        self.assertFalse(os.path.exists(os.path.join(workspace, "b.txt")))
+        self.assertNotEqual(self.api(f"/v1/sessions/{sid}").json["mode"], "plan")
+
+
+class ShellArtifacts(ClientTestCase):
+    """The deliverables list every file the session changed in its
+    folders: those its shell commands made as well as its file tools'."""
+    script = {"turns": [shell_turn("printf one > made.txt && mkdir -p out && printf 'a,b' > out/t.csv", "s1"),
+                        write_turn("w.md", "# W", cid="w1"), text_turn("Done.")]}
+
+    def test_shell_made_files_listed(self):
+        sid = "shellart"
+        workspace = session_with_file(self, sid, "old.md", "# not made by the session")
+        r = self.wsc(f"/ws/session/{sid}", send=[
+            {"on": {"type": "ready"}, "frame": {"type": "set_mode", "mode": "bypass-approvals"}},
+            {"on": {"type": "mode_changed"}, "frame": {"type": "user_message", "text": "make them"}},
+        ], until={"type": "turn_done"}, timeout_ms=30000)
+        self.assertIn("turn_done", [f["type"] for f in r["frames"]])
+        arts = self.api(f"/v1/sessions/{sid}/artifacts").json["artifacts"]
+        by_abs = {a["abs_path"]: a for a in arts}
+        for name in ("made.txt", "out/t.csv", "w.md"):
+            self.assertIn(os.path.join(workspace, name), by_abs, arts)
+        self.assertEqual(by_abs[os.path.join(workspace, "out/t.csv")]["path"], "out/t.csv")
+        self.assertNotIn(os.path.join(workspace, "old.md"), by_abs)
+        got = curl(self.srv.base + f"/v1/sessions/{sid}/artifacts/read", token=self.srv.token,
+                   extra=["-G", "--data-urlencode", f"path={os.path.join(workspace, 'made.txt')}"])
+        self.assertEqual(got.json["content"], "one")
+
+
 class OpenAISDK(ClientTestCase):
     script = {"models": ["gpt-4o"], "turns": [
         {"text": "Hello from the scripted model.", "usage": {"input": 12, "output": 7}},

@@ -381,6 +381,8 @@ setup (Fixture *f, gconstpointer data)
   g_setenv ("OPENAI_API_KEY", "sk-test-desktop-0123456789", TRUE);
   g_setenv ("OPENWORKER_MODEL", "openai:gpt-4o", TRUE);
   g_setenv ("OPENWORKER_RETRY_DELAYS", "0.05,0.05", TRUE);
+  /* No title call after the first turn: it would take a turn of each script. */
+  g_setenv ("OPENWORKER_AUTO_TITLE", "0", TRUE);
   if (data == NULL)
     start_app (f);
 }
@@ -521,6 +523,8 @@ test_approval_once (Fixture *f, gconstpointer data)
     g_autofree char *waiting = page_eval (f, "String(document.querySelectorAll('.status-waiting').length)");
     g_assert_cmpstr (waiting, ==, "1");
   }
+  /* A write is not a read-only command: that grant is not offered. */
+  g_assert_false (ow_ask_card_choose (card, "readonly_session"));
   g_assert_true (ow_ask_card_choose (card, "once"));
   wait_cards (f, 0);
   wait_turns_done (f, 1);
@@ -530,6 +534,29 @@ test_approval_once (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (text, "Wrote"));
   g_assert_nonnull (strstr (text, "You allowed it once"));
   g_assert_nonnull (strstr (text, "Written."));
+}
+
+/* "Allow read-only commands" runs the command and, without another card,
+ * the read-only one after it. */
+static void
+test_readonly_commands (Fixture *f, gconstpointer data)
+{
+  g_autofree char *path = g_build_filename (f->ws, "a.txt", NULL);
+  OwAskCard *card;
+
+  g_assert_true (g_file_set_contents (path, "alpha\n", -1, NULL));
+  serve (f, "{\"turns\":[{\"tool_calls\":[{\"id\":\"r1\",\"name\":\"run_shell\",\"arguments\":{\"command\":"
+            "\"cat a.txt\"}}]},{\"tool_calls\":[{\"id\":\"r2\",\"name\":\"run_shell\",\"arguments\":{\"command\":"
+            "\"ls | wc -l\"}}]},{\"text\":\"Read.\"}]}");
+  send_first (f, f->ws, "ask", "Look at a.txt");
+  wait_cards (f, 1);
+  card = ow_card_dock_find (ow_session_view_get_dock (view_of (f)), "r1");
+  g_assert_true (OW_IS_APPROVAL_CARD (card));
+  g_assert_true (ow_ask_card_choose (card, "readonly_session"));
+  wait_cards (f, 0);
+  /* No card for ls | wc: the turn ends on its own. */
+  wait_turns_done (f, 1);
+  g_assert_cmpuint (ow_model_server_get_served (f->server), ==, 3);
 }
 
 /* Always allow saves a standing rule, visible in the store and the page. */
@@ -914,7 +941,8 @@ cond_artifact (Fixture *f, gconstpointer name)
   return FALSE;
 }
 
-/* Deliverables: the file a session wrote is listed, previews as markdown
+/* Deliverables: the files a session wrote (by a file tool or a command)
+ * are listed, the report previews as markdown
  * in the no-script view, and an artifact: link resolves to it. */
 static void
 test_artifacts (Fixture *f, gconstpointer data)
@@ -924,11 +952,15 @@ test_artifacts (Fixture *f, gconstpointer data)
   GtkWidget *viewer;
 
   serve (f, "{\"turns\":[" WRITE_SCRIPT ("w6", "report.md", "# Report\\n\\nAll **good**.\\n\\n<script>bad()</script>")
+            ",{\"tool_calls\":[{\"id\":\"s6\",\"name\":\"run_shell\","
+            "\"arguments\":{\"command\":\"printf 'a,b' > made-by-shell.csv\"}}]}"
             ",{\"text\":\"See [the report](artifact:report.md).\"}]}");
   send_first (f, f->ws, "bypass-approvals", "Write the report");
   wait_turns_done (f, 1);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-artifacts", NULL));
   wait_until (f, cond_artifact, "report.md", 10000, "report.md among the deliverables");
+  /* A file a command made is a deliverable too. */
+  wait_until (f, cond_artifact, "made-by-shell.csv", 10000, "made-by-shell.csv among the deliverables");
   path = ow_artifacts_panel_resolve (panel, "report.md");
   g_assert_nonnull (path);
   g_assert_null (ow_artifacts_panel_resolve (panel, "../../etc/passwd"));
@@ -1031,6 +1063,7 @@ main (int argc, char **argv)
   g_set_prgname ("test-ui-desktop");
   g_test_add ("/ow/ui/desktop/stream", Fixture, NULL, setup, test_stream, teardown);
   g_test_add ("/ow/ui/desktop/approval-once", Fixture, NULL, setup, test_approval_once, teardown);
+  g_test_add ("/ow/ui/desktop/readonly-commands", Fixture, NULL, setup, test_readonly_commands, teardown);
   g_test_add ("/ow/ui/desktop/always-allow", Fixture, NULL, setup, test_always_allow, teardown);
   g_test_add ("/ow/ui/desktop/question", Fixture, NULL, setup, test_question, teardown);
   g_test_add ("/ow/ui/desktop/inbox", Fixture, NULL, setup, test_inbox, teardown);

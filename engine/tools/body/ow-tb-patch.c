@@ -875,3 +875,41 @@ ow_tb_tool_apply_patch (const OwTbEnv *env, const OwTbJson *args, OwTbBuf *out)
   patch_clear (&patch);
   return OW_TB_OK;
 }
+
+int
+ow_tb_patch_writable (const OwTbRoot *roots, size_t n_roots, const char *text, char **refused)
+{
+  Patch patch;
+  char *error;
+  int ok = 1;
+
+  *refused = NULL;
+  if (text == NULL)
+    return 1;
+  memset (&patch, 0, sizeof patch);
+  error = parse_patch (text, strlen (text), &patch);
+  if (error != NULL)
+    {
+      /* The tool reports what is wrong with the patch itself. */
+      free (error);
+      patch_clear (&patch);
+      return 1;
+    }
+  for (size_t i = 0; i < patch.n_ops && ok; i++)
+    {
+      const Op *op = &patch.ops[i];
+
+      if (!ow_tb_path_writable (roots, n_roots, op->path))
+        {
+          *refused = ow_tb_strdup_printf ("%s", op->path);
+          ok = 0;
+        }
+      else if (op->move_to != NULL && !ow_tb_path_writable (roots, n_roots, op->move_to))
+        {
+          *refused = ow_tb_strdup_printf ("%s", op->move_to);
+          ok = 0;
+        }
+    }
+  patch_clear (&patch);
+  return ok;
+}

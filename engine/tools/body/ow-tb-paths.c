@@ -509,3 +509,19 @@ ow_tb_open_parent_in_root (const OwTbEnv *env, const char *abs, int create, cons
     }
   return cur;
 }
+
+int
+ow_tb_path_writable (const OwTbRoot *roots, size_t n_roots, const char *raw)
+{
+  OwTbEnv env = { .roots = roots, .n_roots = n_roots, .cancel_fd = -1 };
+  OwTbPath path;
+  OwTbBuf out;
+  int ok;
+
+  ow_tb_buf_init (&out);
+  ok = ow_tb_path_resolve (&env, raw, OW_TB_ACCESS_WRITE, &path, &out) == 0;
+  if (ok)
+    ow_tb_path_clear (&path);
+  ow_tb_buf_free (&out);
+  return ok;
+}

@@ -104,6 +104,21 @@ void       ow_tb_shell_setenv    (OwTbShell *shell, const char *const *set);
 /* Kills the shell, every process group it started and every background task. */
 void       ow_tb_shell_free (OwTbShell *shell);
 
+/* The folders list_files skips (NULL-terminated): .git, .venv,
+ * node_modules, build, dist, caches. */
+extern const char *const ow_tb_list_ignored_dirs[];
+/* 1 when @name is one of the NULL-terminated @list. */
+int        ow_tb_name_in_list (const char *name, const char *const *list);
+
+/* 1 when a file tool may write @raw (relative to roots[0], ~ expanded,
+ * canonical like the tools' own check), else 0: the policy refuses such a
+ * call before anyone is asked, since the tool would refuse it anyway. */
+int        ow_tb_path_writable (const OwTbRoot *roots, size_t n_roots, const char *raw);
+/* The same for every file an apply_patch @text adds, updates, deletes or
+ * moves to: 0 with the first refused path in *@refused (free()), else 1
+ * (a patch that does not parse is 1: the tool says what is wrong). */
+int        ow_tb_patch_writable (const OwTbRoot *roots, size_t n_roots, const char *text, char **refused);
+
 /* Everything a call needs. The caller owns all of it. */
 typedef struct {
   const OwTbRoot *roots;      /* roots[0] is primary: relative paths resolve there */
