@@ -45,6 +45,9 @@ typedef struct {
   GCancellable     *turn;        /* the running turn's, or NULL when idle */
   JsonObject       *pending;     /* the user message waiting for the sandbox to start */
   char             *request;     /* its text */
+  JsonObject       *unsent;      /* the last user message whose turn could not start (no model, no key):
+                                    never in the history, so Retry sends it again */
+  char             *unsent_request;
   gulong            event_id;
 } Live;
 
@@ -86,6 +89,8 @@ live_free (Live *live)
   g_clear_object (&live->turn);
   g_clear_pointer (&live->pending, json_object_unref);
   g_free (live->request);
+  g_clear_pointer (&live->unsent, json_object_unref);
+  g_free (live->unsent_request);
   g_clear_object (&live->session);
   g_free (live);
 }
@@ -267,7 +272,7 @@ ow_session_host_create (OwSessionHost *self, const OwSessionSpec *spec, GError *
   OwSessionSpec s = *spec;
   g_autofree char *id = spec->session_id != NULL ? g_strdup (spec->session_id) : new_id ();
   g_autofree char *scratch = NULL;
-  g_autoptr(OwModelConfig) model_config = NULL;
+  g_autofree char *default_model = NULL;
   OwSession *session;
 
   g_return_val_if_fail (OW_IS_SESSION_HOST (self), NULL);
@@ -293,14 +298,7 @@ ow_session_host_create (OwSessionHost *self, const OwSessionSpec *spec, GError *
       }
   }
   if (s.model == NULL)
-    s.model = ow_context_default_model (self->ctx);
-  if (s.model == NULL && !ow_context_is_isolated (self->ctx))
-    {
-      g_autofree char *path = g_build_filename (ow_context_get_paths (self->ctx)->config_dir, "model_config.json", NULL);
-      model_config = ow_model_config_load (path, NULL);
-      if (model_config != NULL)
-        s.model = ow_model_config_default_model (model_config);
-    }
+    s.model = default_model = ow_context_dup_default_model (self->ctx);
   if (s.origin == NULL)
     s.origin = self->origin;
   if (s.workspace == NULL)
@@ -417,6 +415,20 @@ build_agent (Live *live, GError **error)
     return TRUE;
   if (model == NULL || *model == '\0')
     {
+      /* Made before any model was set up: it takes the default chosen since
+       * (saving the first key picks one), rather than failing for good. */
+      g_autofree char *chosen = ow_context_dup_default_model (self->ctx);
+
+      if (chosen != NULL && ow_session_set_model (session, chosen, NULL))
+        {
+          JsonObject *data = json_object_new ();
+          json_object_set_string_member (data, "model", chosen);
+          emit_event (live, "model_changed", data);
+          model = ow_session_get_model (session);
+        }
+    }
+  if (model == NULL || *model == '\0')
+    {
       g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID,
                            "No model is chosen for this session. Add a key in Models & Keys and pick a model.");
       return FALSE;
@@ -466,6 +478,7 @@ build_agent (Live *live, GError **error)
   ow_agent_set_instructions (live->agent, instructions);
   ow_config_get_int (ow_context_get_config (ctx), "max_iterations", &cap);
   ow_agent_set_max_iterations (live->agent, (guint) CLAMP (cap, 1, G_MAXUINT));
+  ow_agent_load_retry_delays (live->agent);
   ow_config_get_int (ow_context_get_config (ctx), "tool_result_max_bytes", &result_max);
   if (!ow_context_is_isolated (ctx))
     {
@@ -620,12 +633,30 @@ start_turn (Live *live, JsonObject *user, const char *request, GError **error)
   live->request = g_strdup (request);
   if (!build_agent (live, &local))
     {
+      /* Kept for Retry: the message never reached the history. */
+      if (user != NULL)
+        {
+          /* Referenced before the old one goes: Retry passes that one. */
+          JsonObject *keep = json_object_ref (user);
+          char *keep_request = g_strdup (request);
+
+          g_clear_pointer (&live->unsent, json_object_unref);
+          g_free (live->unsent_request);
+          live->unsent = keep;
+          live->unsent_request = keep_request;
+        }
       /* Reported on the session, where every surface sees it. */
       JsonObject *data = json_object_new ();
       json_object_set_string_member (data, "input", request != NULL ? request : "");
       emit_event (live, "turn_start", data);
       turn_failed (live, local);
       return TRUE;
+    }
+  if (user != NULL)
+    {
+      /* live->pending holds the message now. */
+      g_clear_pointer (&live->unsent, json_object_unref);
+      g_clear_pointer (&live->unsent_request, g_free);
     }
   if (!live->sandbox_up && !g_str_equal (ow_session_sandbox_get_provider (live->sandbox), "direct"))
     {
@@ -695,6 +726,15 @@ ow_session_host_retry (OwSessionHost *self, const char *session_id, GError **err
 
   if (live == NULL)
     return FALSE;
+  /* A first turn that could not start (no model yet, no key) left the
+   * person's message outside the history: Retry sends it now. */
+  if (live->unsent != NULL)
+    {
+      g_autoptr(JsonObject) user = json_object_ref (live->unsent);
+      g_autofree char *request = g_strdup (live->unsent_request);
+
+      return start_turn (live, user, request, error);
+    }
   n = g_list_model_get_n_items (G_LIST_MODEL (live->session));
   tail = n > 0 ? ow_session_get_message_json (live->session, n - 1) : NULL;
   if (tail == NULL || g_strcmp0 (ow_json_get_string (tail, "role"), "system") == 0)
