@@ -233,7 +233,7 @@ describe('browser dev UI', () => {
       window.__lengths = [];
       const log = document.querySelector('.transcript');
       new MutationObserver(() => {
-        const answer = log.querySelector('.message.assistant');
+        const answer = log.querySelector('.message.assistant .markdown');
         if (answer) window.__lengths.push(answer.textContent.length);
       }).observe(log, { subtree: true, childList: true, characterData: true });
     });
@@ -249,7 +249,7 @@ describe('browser dev UI', () => {
     const final = 'Sure — I will write notes.md for you now, with a short heading and one line of text.'.length;
     const partial = new Set(lengths.filter((n) => n > 0 && n < final));
     assert.ok(partial.size >= 3, `the answer should arrive in pieces, saw lengths ${JSON.stringify(lengths)}`);
-    assert.equal(await page.locator('.message.assistant').first().innerText(), 'Sure — I will write notes.md for you now, with a short heading and one line of text.');
+    assert.equal(await page.locator('.message.assistant .markdown').first().innerText(), 'Sure — I will write notes.md for you now, with a short heading and one line of text.');
     assert.ok(!fs.existsSync(path.join(dirs.ws, 'notes.md')), 'nothing is written before the approval');
     await card.scrollIntoViewIfNeeded();
     await shot(page, '04-approval-card');
@@ -269,7 +269,7 @@ describe('browser dev UI', () => {
     assert.match(await done.innerText(), /<img src=x onerror="window.__pwned=1">/, 'model HTML is shown as text');
     assert.equal(await done.locator('img').count(), 0);
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
-    await step.locator('summary').click(); // open the step to show its details
+    await step.locator(':scope > summary').click(); // open the step to show its details
     await shot(page, '05-approved');
     assert.match(await step.innerText(), /Decided by/);
   });
@@ -348,7 +348,7 @@ describe('browser dev UI', () => {
     page.off('websocket', onSocket);
 
     assert.equal(await answer.count(), 1, 'one answer block');
-    assert.equal(await answer.innerText(), COUNT, 'every piece exactly once');
+    assert.equal(await answer.locator('.markdown').innerText(), COUNT, 'every piece exactly once');
     const resumed = sockets.map((u) => Number(new URL(u).searchParams.get('since'))).filter((n) => n > 0);
     assert.ok(resumed.length >= 1 && resumed[0] >= seqBefore,
       `the page reconnected with ?since=<last seq> (saw ${JSON.stringify(sockets)}, last seq ${seqBefore})`);
@@ -362,7 +362,7 @@ describe('browser dev UI', () => {
     await page.keyboard.press('Escape');
     await page.locator('.notice', { hasText: 'Interrupted.' }).waitFor();
     await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
-    assert.ok((await answer.innerText()).length < LONG.length, 'the answer stopped part-way');
+    assert.ok((await answer.locator('.markdown').innerText()).length < LONG.length, 'the answer stopped part-way');
   });
 
   step('grants a folder from its card', async () => {
