@@ -95,10 +95,11 @@ export class ModelServer {
 }
 
 export class OwServer {
-  // Starts openworker-server on a free port in @dirs.home, with @env added.
-  static async start(dirs, env) {
+  // Starts openworker-server on a free port (or @port: a restart keeps the
+  // page's origin) in @dirs.home, with @env added.
+  static async start(dirs, env, { port } = {}) {
     const log = fs.openSync(path.join(dirs.root, 'server.log'), 'a');
-    const child = spawn(SERVER, ['--cwd', dirs.ws, '--port', String(await freePort())], {
+    const child = spawn(SERVER, ['--cwd', dirs.ws, '--port', String(port ?? await freePort())], {
       cwd: dirs.ws,
       env: { ...cleanEnv(), OPENWORKER_HOME: dirs.home, XDG_RUNTIME_DIR: dirs.runtime, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -54,11 +54,12 @@ export class DeliverablesPanel {
     this.empty.hidden = this.files.size > 0;
     this.list.replaceChildren(...[...this.files.values()].map((f) => {
       const name = f.name || f.path.split('/').pop();
+      const facts = [f.path !== name ? f.path : null, f.modified_at ? relativeTime(f.modified_at) : null]
+        .filter(Boolean).join(' · ');
       return h('li', { class: 'deliverable', dataset: { path: f.path } },
         h('button', { type: 'button', class: 'deliverable-open', onclick: () => this.open(f) },
           h('span', { class: 'deliverable-name' }, name),
-          h('span', { class: 'dim deliverable-path' }, f.path !== name ? f.path : '',
-            f.modified_at ? ` · ${relativeTime(f.modified_at)}` : '')));
+          facts ? h('span', { class: 'dim deliverable-path' }, facts) : null));
     }));
   }
 

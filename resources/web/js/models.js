@@ -89,7 +89,7 @@ export class ModelsPage {
       autocomplete: 'off',
       spellcheck: 'false',
       value: p.values?.base_url ?? '',
-      placeholder: p.default_base_url || 'https://…',
+      placeholder: (p.base_url_source === 'env' ? p.base_url : p.default_base_url) || 'https://…',
     });
     const typedBase = () => (baseUrl ? baseUrl.value.trim() : '');
     const baseChanged = () => baseUrl && typedBase() !== (p.values?.base_url ?? '');
