@@ -118,14 +118,15 @@ async function unnamedControls(p) {
     .map((el) => el.outerHTML.slice(0, 120)));
 }
 
-// Runs a test step; a failure leaves a screenshot of every open page.
-function step(name, fn) {
+// Runs a test step; a failure leaves a screenshot of every open page
+// (@pages(): those of the main browser context unless told).
+function step(name, fn, pages = () => context?.pages() ?? []) {
   it(name, async () => {
     try {
       await fn();
     } catch (error) {
       const slug = name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-      for (const [i, p] of (context?.pages() ?? []).entries()) {
+      for (const [i, p] of pages().entries()) {
         await shot(p, `FAILED-${slug}-${i}`).catch(() => {});
       }
       throw error;
@@ -542,17 +543,7 @@ describe('a first session on a fresh machine', () => {
 
   const sessionCount = async () => (await freshServer.api('/v1/sessions')).json.sessions.length;
 
-  function freshStep(name, fn) {
-    it(name, async () => {
-      try {
-        await fn();
-      } catch (error) {
-        const slug = name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-        await shot(p, `FAILED-fresh-${slug}`).catch(() => {});
-        throw error;
-      }
-    });
-  }
+  const freshStep = (name, fn) => step(name, fn, () => ctx?.pages() ?? []);
 
   before(async () => {
     playwright ??= await loadPlaywright();
@@ -657,6 +648,11 @@ describe('a first session on a fresh machine', () => {
     await panel.locator('.deliverable-content', { hasText: 'Everything the session made' }).waitFor();
     await p.locator('.step[data-call-id="call_report"] > summary').click();
     await shot(p, '13-picker-and-deliverables');
+    // Narrow, the list moves below the conversation instead of going away.
+    await p.setViewportSize({ width: 760, height: 820 });
+    assert.ok(await panel.isVisible(), 'the deliverables stay reachable on a narrow window');
+    await shot(p, '13b-deliverables-narrow');
+    await p.setViewportSize({ width: 1280, height: 820 });
   });
 
   freshStep('copies a code block and a whole answer', async () => {
