@@ -453,6 +453,7 @@ class SavedKeys(ClientTestCase):
         sid = self.api("/v1/sessions", method="POST", body={}).json["session_id"]
         self.assertIsNone(self.api(f"/v1/sessions/{sid}").json.get("model"))
         self.assertIsNone(self.api("/v1/settings/models").json["default"])
+        self.assertIsNone(self.api("/v1/health").json["model"])
 
         # Before any key: the turn cannot start, and says where to add one.
         frames = self.chat(sid, {"type": "user_message", "text": "hello"})
@@ -478,6 +479,10 @@ class SavedKeys(ClientTestCase):
         self.assertEqual(models["default"], openai["recommended_model"])
         self.assertEqual(models["default_source"], "model_config")
         self.assertIn(openai["recommended_model"], [c["id"] for c in models["choices"]])
+        # Every default the API reports is that one.
+        self.assertEqual(self.api("/v1/health").json["model"], openai["recommended_model"])
+        listed = curl(self.srv.base + "/v1/models", headers={"Authorization": f"Bearer {self.srv.token}"}).json
+        self.assertEqual(listed["data"][0]["id"], openai["recommended_model"])
 
         # A second key does not move the default.
         r = self.api("/v1/providers", method="POST",
