@@ -769,6 +769,7 @@ run (Run *r)
   const OwProviderEntry *entry = NULL;
   const OwCoworker *coworker = ow_coworker_lookup (r->coworker);
   const char *model;
+  g_autofree char *default_model = NULL;
   gint64 iterations_cap = 150, result_max;
   int tty = -1;
   guint sigint_id, sigterm_id, timeout_id = 0;
@@ -815,9 +816,10 @@ run (Run *r)
       if (model_config == NULL)
         return usage_error ("%s", error->message);
     }
-  model = r->model != NULL ? r->model : ow_context_default_model (ctx);
-  if (model == NULL)
-    model = ow_model_config_default_model (model_config);
+  if (r->model != NULL)
+    model = r->model;
+  else
+    model = default_model = ow_context_dup_default_model (ctx);
   if (model == NULL)
     return usage_error ("no model is set. Name one with --model provider:model (for example "
                         "--model anthropic:claude-sonnet-4-5), set OPENWORKER_MODEL, or set model in %s/config.toml, "
