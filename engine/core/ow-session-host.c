@@ -633,6 +633,9 @@ start_turn (Live *live, JsonObject *user, const char *request, GError **error)
   live->request = g_strdup (request);
   if (!build_agent (live, &local))
     {
+      /* Reported on the session, where every surface sees it. */
+      JsonObject *data = json_object_new ();
+
       /* Kept for Retry: the message never reached the history. */
       if (user != NULL)
         {
@@ -645,8 +648,6 @@ start_turn (Live *live, JsonObject *user, const char *request, GError **error)
           live->unsent = keep;
           live->unsent_request = keep_request;
         }
-      /* Reported on the session, where every surface sees it. */
-      JsonObject *data = json_object_new ();
       json_object_set_string_member (data, "input", request != NULL ? request : "");
       emit_event (live, "turn_start", data);
       turn_failed (live, local);

@@ -420,7 +420,8 @@ ow_provider_catalog_create (const OwProviderEntry     *entry,
     {
       g_set_error (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_NO_KEY,
                    "No %s API key is configured. Set %s, or add the key under Models & Keys "
-                   "(in the browser UI's sidebar, or the desktop's Settings).", entry->title, entry->key_env != NULL ? entry->key_env : "its key");
+                   "(in the browser UI's sidebar, or the desktop's Settings).", entry->title,
+                   entry->key_env != NULL ? entry->key_env : "its key");
       return NULL;
     }
 
