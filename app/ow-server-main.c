@@ -53,6 +53,7 @@ main (int argc, char **argv)
   g_autoptr(GOptionContext) options = g_option_context_new ("— the OpenWorker loopback API and browser UI");
   g_autoptr(GError) error = NULL;
   g_autoptr(OwPaths) paths = NULL;
+  g_autoptr(OwSecretStore) secrets = NULL;
   g_autoptr(OwContext) ctx = NULL;
   g_autoptr(OwSessionHost) host = NULL;
   g_autoptr(OwServer) server = NULL;
@@ -102,7 +103,12 @@ main (int argc, char **argv)
   }
 
   paths = ow_paths_new_default ();
+  /* The keys Models & Keys saves are the keys the sessions use: one store
+   * (the OS keyring, or the sealed file; OPENWORKER_SECRET_STORE picks), as
+   * the CLI and the desktop have. */
+  secrets = ow_secret_store_new_default (paths);
   ctx_options.paths = paths;
+  ctx_options.secrets = secrets;
   ctx_options.project_dir = cwd;
   ctx = ow_context_new (&ctx_options, &error);
   if (ctx == NULL)
@@ -117,6 +123,7 @@ main (int argc, char **argv)
       return 1;
     }
   server_options.default_workspace = cwd;
+  server_options.secrets = secrets;
   server = ow_server_new (host, &server_options);
   ow_redact_register_secret (ow_server_get_token (server));
   if (!ow_server_listen (server, (guint) port_opt, port_opt == 0 ? 1 : 20, &error))

@@ -364,6 +364,31 @@ ow_agent_set_retry_delays (OwAgent *self, const double *delays, guint n_delays)
 }
 
 void
+ow_agent_load_retry_delays (OwAgent *self)
+{
+  /* Harnesses and tests may shorten the waits; the schedule's length is the
+   * number of retries. Every surface reads it here, so the variable the
+   * README documents means the same thing in the CLI, the server and the
+   * desktop. */
+  const char *env = g_getenv ("OPENWORKER_RETRY_DELAYS");
+  g_auto(GStrv) parts = NULL;
+  g_autoptr(GArray) delays = NULL;
+
+  g_return_if_fail (OW_IS_AGENT (self));
+
+  if (env == NULL || *env == '\0')
+    return;
+  parts = g_strsplit (env, ",", -1);
+  delays = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      double d = g_ascii_strtod (parts[i], NULL);
+      g_array_append_val (delays, d);
+    }
+  ow_agent_set_retry_delays (self, (const double *) delays->data, delays->len);
+}
+
+void
 ow_agent_set_reviewer (OwAgent *self, OwReviewer *reviewer, const char *role_title, const char *role_prompt,
                        const char *guidance)
 {

@@ -117,6 +117,9 @@ gboolean      ow_agent_set_tool_result_limit (OwAgent *self, gsize max_bytes, co
 /* The waits between retries of a transient failure, in seconds; the number
  * of entries is the number of retries. */
 void          ow_agent_set_retry_delays      (OwAgent *self, const double *delays, guint n_delays);
+/* Sets the waits from OPENWORKER_RETRY_DELAYS ("0.05,0.05": seconds, one a
+ * retry) when it is set; leaves the default schedule otherwise. */
+void          ow_agent_load_retry_delays     (OwAgent *self);
 /* auto-approve: the reviewer and what it is told about the coworker. */
 void          ow_agent_set_reviewer          (OwAgent *self, OwReviewer *reviewer, const char *role_title,
                                               const char *role_prompt, const char *guidance);

@@ -3,6 +3,8 @@
 
 #include "core/ow-context.h"
 
+#include "store/ow-model-config.h"
+
 #include <string.h>
 
 #include "ow-error.h"
@@ -271,6 +273,23 @@ ow_context_default_model (OwContext *self)
   return ow_config_get_string (self->config, "model");
 }
 
+char *
+ow_context_dup_default_model (OwContext *self)
+{
+  g_autoptr(OwModelConfig) model_config = NULL;
+  g_autofree char *path = NULL;
+
+  g_return_val_if_fail (OW_IS_CONTEXT (self), NULL);
+
+  if (ow_context_default_model (self) != NULL)
+    return g_strdup (ow_context_default_model (self));
+  if (self->isolated)
+    return NULL;
+  path = g_build_filename (self->paths->config_dir, "model_config.json", NULL);
+  model_config = ow_model_config_load (path, NULL);
+  return model_config != NULL ? g_strdup (ow_model_config_default_model (model_config)) : NULL;
+}
+
 OwProvider *
 ow_context_create_provider (OwContext              *self,
                             const char             *model_id,
@@ -314,8 +333,8 @@ ow_context_create_provider (OwContext              *self,
       /* Say how to save a key, now that there is somewhere to save it. */
       if (self->secrets != NULL && g_error_matches (local_error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_NO_KEY))
         g_set_error (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_NO_KEY,
-                     "No %s API key is configured. Set %s, save one with `openworker keys set %s`, or add it in "
-                     "Settings ▸ Models & Keys.", entry->title,
+                     "No %s API key is configured. Set %s, save one with `openworker keys set %s`, or add it under "
+                     "Models & Keys (in the browser UI's sidebar, or the desktop's Settings).", entry->title,
                      entry->key_env != NULL ? entry->key_env : "its key variable", entry->id);
       else
         g_propagate_error (error, g_steal_pointer (&local_error));

@@ -62,6 +62,10 @@ gboolean      ow_context_is_scratch      (OwContext *self, const char *path);
 /* The model to use when none is named: OPENWORKER_MODEL, else config
  * `model`; NULL when neither is set. */
 const char   *ow_context_default_model  (OwContext *self);
+/* The model a session or a run uses when none is named: the above, else
+ * the model model_config.json marks default (the first saved key sets
+ * one). Reads that small file each call; NULL when there is none. */
+char         *ow_context_dup_default_model (OwContext *self);
 
 /* Moves every key variable the engine reads (each catalog entry's key
  * variable and its alternatives, the web search keys) out of the process

@@ -95,3 +95,32 @@ ow_model_choices_list (OwContext *ctx, const char *const *stored)
     }
   return out;
 }
+
+char *
+ow_model_choices_adopt_default (OwContext *ctx, const char *provider_id, GError **error)
+{
+  const OwProviderEntry *entry = ow_provider_catalog_lookup (provider_id);
+  g_autoptr(OwModelConfig) config = NULL;
+  g_autoptr(JsonObject) values = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *id = NULL;
+
+  g_return_val_if_fail (OW_IS_CONTEXT (ctx), NULL);
+
+  if (entry == NULL || entry->recommended_model == NULL || ow_context_is_isolated (ctx))
+    return NULL;
+  /* OPENWORKER_MODEL is this launch's choice, not the machine's: it does
+   * not stop the first key from setting the machine's default. */
+  if (ow_config_get_string (ow_context_get_config (ctx), "model") != NULL)
+    return NULL;
+  path = g_build_filename (ow_context_get_paths (ctx)->config_dir, "model_config.json", NULL);
+  config = ow_model_config_load (path, error);
+  if (config == NULL || ow_model_config_default_model (config) != NULL)
+    return NULL;
+  id = g_strdup_printf ("%s:%s", entry->id, entry->recommended_model);
+  values = json_object_new ();
+  json_object_set_boolean_member (values, "default", TRUE);
+  if (!ow_model_config_set (config, id, values, error))
+    return NULL;
+  return g_steal_pointer (&id);
+}

@@ -35,4 +35,12 @@ GPtrArray *ow_model_choices_list  (OwContext *ctx, const char *const *stored);
  * "named in the settings" rule for keyless providers. */
 gboolean   ow_model_provider_has_key (OwContext *ctx, const char *provider_id, const char *const *stored);
 
+/* After a key for @provider_id was saved: when the machine has no default
+ * model yet (neither config.toml's `model` nor one marked default in
+ * model_config.json), marks that provider's recommended model the default
+ * in model_config.json, which the CLI, the server and the desktop all read.
+ * Returns the model made the default, or NULL when nothing changed (then
+ * @error says why if it was a failure). Not for an isolated context. */
+char      *ow_model_choices_adopt_default (OwContext *ctx, const char *provider_id, GError **error);
+
 G_END_DECLS

@@ -51,6 +51,9 @@ typedef struct {
   JsonObject       *pending;     /* the user message waiting for the sandbox to start */
   char             *request;     /* its text */
   gboolean          parked;      /* its last turn stopped while an ask waited: it resumes */
+  JsonObject       *unsent;      /* the last user message whose turn could not start (no model, no key):
+                                    never in the history, so Retry sends it again */
+  char             *unsent_request;
   gulong            event_id;
   guint             title_attempts; /* model calls for a title made in this process */
   gboolean          titling;        /* one is in flight */
@@ -95,6 +98,8 @@ live_free (Live *live)
   g_clear_object (&live->turn);
   g_clear_pointer (&live->pending, json_object_unref);
   g_free (live->request);
+  g_clear_pointer (&live->unsent, json_object_unref);
+  g_free (live->unsent_request);
   g_clear_object (&live->session);
   g_free (live);
 }
@@ -323,7 +328,7 @@ ow_session_host_create (OwSessionHost *self, const OwSessionSpec *spec, GError *
   OwSessionSpec s = *spec;
   g_autofree char *id = spec->session_id != NULL ? g_strdup (spec->session_id) : new_id ();
   g_autofree char *scratch = NULL;
-  g_autoptr(OwModelConfig) model_config = NULL;
+  g_autofree char *default_model = NULL;
   OwSession *session;
 
   g_return_val_if_fail (OW_IS_SESSION_HOST (self), NULL);
@@ -349,14 +354,7 @@ ow_session_host_create (OwSessionHost *self, const OwSessionSpec *spec, GError *
       }
   }
   if (s.model == NULL)
-    s.model = ow_context_default_model (self->ctx);
-  if (s.model == NULL && !ow_context_is_isolated (self->ctx))
-    {
-      g_autofree char *path = g_build_filename (ow_context_get_paths (self->ctx)->config_dir, "model_config.json", NULL);
-      model_config = ow_model_config_load (path, NULL);
-      if (model_config != NULL)
-        s.model = ow_model_config_default_model (model_config);
-    }
+    s.model = default_model = ow_context_dup_default_model (self->ctx);
   if (s.origin == NULL)
     s.origin = self->origin;
   if (s.workspace == NULL)
@@ -466,6 +464,20 @@ build_agent (Live *live, GError **error)
     return TRUE;
   if (model == NULL || *model == '\0')
     {
+      /* Made before any model was set up: it takes the default chosen since
+       * (saving the first key picks one), rather than failing for good. */
+      g_autofree char *chosen = ow_context_dup_default_model (self->ctx);
+
+      if (chosen != NULL && ow_session_set_model (session, chosen, NULL))
+        {
+          JsonObject *data = json_object_new ();
+          json_object_set_string_member (data, "model", chosen);
+          emit_event (live, "model_changed", data);
+          model = ow_session_get_model (session);
+        }
+    }
+  if (model == NULL || *model == '\0')
+    {
       g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID,
                            "No model is chosen for this session. Add a key in Models & Keys and pick a model.");
       return FALSE;
@@ -515,6 +527,7 @@ build_agent (Live *live, GError **error)
   ow_agent_set_instructions (live->agent, instructions);
   ow_config_get_int (ow_context_get_config (ctx), "max_iterations", &cap);
   ow_agent_set_max_iterations (live->agent, (guint) CLAMP (cap, 1, G_MAXUINT));
+  ow_agent_load_retry_delays (live->agent);
   ow_config_get_int (ow_context_get_config (ctx), "tool_result_max_bytes", &result_max);
   if (!ow_context_is_isolated (ctx))
     {
@@ -802,10 +815,29 @@ start_turn (Live *live, JsonObject *user, const char *request, GError **error)
     {
       /* Reported on the session, where every surface sees it. */
       JsonObject *data = json_object_new ();
+
+      /* Kept for Retry: the message never reached the history. */
+      if (user != NULL)
+        {
+          /* Referenced before the old one goes: Retry passes that one. */
+          JsonObject *keep = json_object_ref (user);
+          char *keep_request = g_strdup (request);
+
+          g_clear_pointer (&live->unsent, json_object_unref);
+          g_free (live->unsent_request);
+          live->unsent = keep;
+          live->unsent_request = keep_request;
+        }
       json_object_set_string_member (data, "input", request != NULL ? request : "");
       emit_event (live, "turn_start", data);
       turn_failed (live, local);
       return TRUE;
+    }
+  if (user != NULL)
+    {
+      /* live->pending holds the message now. */
+      g_clear_pointer (&live->unsent, json_object_unref);
+      g_clear_pointer (&live->unsent_request, g_free);
     }
   if (!live->sandbox_up && !g_str_equal (ow_session_sandbox_get_provider (live->sandbox), "direct"))
     {
@@ -887,6 +919,15 @@ ow_session_host_retry (OwSessionHost *self, const char *session_id, GError **err
       /* Retrying a parked turn is taking it up: its asks still count. */
       live->parked = FALSE;
       return start_turn (live, NULL, NULL, error);
+    }
+  /* A first turn that could not start (no model yet, no key) left the
+   * person's message outside the history: Retry sends it now. */
+  if (live->unsent != NULL)
+    {
+      g_autoptr(JsonObject) user = json_object_ref (live->unsent);
+      g_autofree char *request = g_strdup (live->unsent_request);
+
+      return start_turn (live, user, request, error);
     }
   n = g_list_model_get_n_items (G_LIST_MODEL (live->session));
   tail = n > 0 ? ow_session_get_message_json (live->session, n - 1) : NULL;

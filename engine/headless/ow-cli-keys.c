@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/ow-context.h"
+#include "core/ow-model-choices.h"
 #include "ow-error.h"
 #include "ow-json.h"
 #include "ow-redact.h"
@@ -365,6 +366,17 @@ keys_set (OwContext *ctx, const OwProviderEntry *entry, gboolean verify)
     return fail (1, "%s", error->message);
   where = ow_secret_store_describe (store);
   printf ("Saved the %s key. %s\n", entry->title, where);
+  {
+    /* The first key picks the machine's default model, as Models & Keys
+     * does in the browser and the desktop. */
+    g_autoptr(GError) adopt_error = NULL;
+    g_autofree char *adopted = ow_model_choices_adopt_default (ctx, entry->id, &adopt_error);
+
+    if (adopted != NULL)
+      printf ("%s is now the default model (model_config.json).\n", adopted);
+    else if (adopt_error != NULL)
+      fprintf (stderr, "openworker: the default model was not set: %s\n", adopt_error->message);
+  }
   variable = ow_context_provider_key_env (ctx, entry);
   if (variable != NULL)
     printf ("Note: %s is set in this environment, and wins over the saved key while it is.\n", variable);

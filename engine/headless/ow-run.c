@@ -802,27 +802,6 @@ default_record_dir (OwContext *ctx, const char *workspace, const char *session_i
 }
 
 static void
-load_retry_delays (OwAgent *agent)
-{
-  /* Harnesses and tests may shorten the waits; the schedule's length is the
-   * number of retries. */
-  const char *env = g_getenv ("OPENWORKER_RETRY_DELAYS");
-  g_auto(GStrv) parts = NULL;
-  g_autoptr(GArray) delays = NULL;
-
-  if (env == NULL || *env == '\0')
-    return;
-  parts = g_strsplit (env, ",", -1);
-  delays = g_array_new (FALSE, FALSE, sizeof (double));
-  for (guint i = 0; parts[i] != NULL; i++)
-    {
-      double d = g_ascii_strtod (parts[i], NULL);
-      g_array_append_val (delays, d);
-    }
-  ow_agent_set_retry_delays (agent, (const double *) delays->data, delays->len);
-}
-
-static void
 on_sandbox_started_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   Run *r = user_data;
@@ -854,6 +833,7 @@ run (Run *r)
   const OwProviderEntry *entry = NULL;
   const OwCoworker *coworker = ow_coworker_lookup (r->coworker);
   const char *model;
+  g_autofree char *default_model = NULL;
   gint64 iterations_cap = 150, result_max;
   int tty = -1;
   guint sigint_id, sigterm_id, timeout_id = 0;
@@ -911,9 +891,10 @@ run (Run *r)
       if (model_config == NULL)
         return usage_error ("%s", error->message);
     }
-  model = r->model != NULL ? r->model : ow_context_default_model (ctx);
-  if (model == NULL)
-    model = ow_model_config_default_model (model_config);
+  if (r->model != NULL)
+    model = r->model;
+  else
+    model = default_model = ow_context_dup_default_model (ctx);
   if (model == NULL)
     return usage_error ("no model is set. Name one with --model provider:model (for example "
                         "--model anthropic:claude-sonnet-4-5), set OPENWORKER_MODEL, or set model in %s/config.toml, "
@@ -1110,7 +1091,7 @@ run (Run *r)
     say ("WARNING: commands run without the command guard: %s. Only the safety checks' parser protects files "
          "outside the session's folders; `openworker machine sandbox status` says what is missing.",
          r->enforcement);
-  load_retry_delays (agent);
+  ow_agent_load_retry_delays (agent);
 
   g_signal_connect (session, "event", G_CALLBACK (on_session_event_cb), r);
   g_signal_connect (agent, "model-call", G_CALLBACK (on_model_call_cb), r);

@@ -338,6 +338,54 @@ same_url (const char *a,
   return la == lb && g_ascii_strncasecmp (a, b, la) == 0;
 }
 
+char *
+ow_provider_catalog_dup_base_url (const OwProviderEntry *entry,
+                                  const char            *configured,
+                                  const char *const     *envp,
+                                  const char           **source)
+{
+  JsonObject *quirks;
+  const char *base = NULL;
+  const char *from = "default";
+  g_autofree char *base_owned = NULL;
+
+  g_return_val_if_fail (entry != NULL, NULL);
+
+  quirks = entry->quirks;
+  /* The saved one, the entry's variable, the host variable some local
+   * servers have, the default. */
+  if (configured != NULL && configured[0] != '\0')
+    {
+      base = configured;
+      from = "config";
+    }
+  if (base == NULL && (base = env_get (envp, entry->base_url_env)) != NULL)
+    from = "env";
+  if (base == NULL && env_get (envp, ow_json_get_string (quirks, "host_env")) != NULL)
+    {
+      base = base_owned = normalize_host (env_get (envp, ow_json_get_string (quirks, "host_env")),
+                                          ow_json_get_int (quirks, "host_default_port", 0));
+      from = "env";
+    }
+  if (base == NULL)
+    base = entry->base_url;
+  if (source != NULL)
+    *source = from;
+  if (base == NULL)
+    return NULL;
+  if (ow_json_get_bool (quirks, "ensure_v1", FALSE))
+    {
+      g_autofree char *trimmed = g_strdup (base);
+      gsize len = strlen (trimmed);
+
+      while (len > 0 && trimmed[len - 1] == '/')
+        trimmed[--len] = '\0';
+      if (!g_str_has_suffix (trimmed, "/v1"))
+        return g_strconcat (trimmed, "/v1", NULL);
+    }
+  return base_owned != NULL ? g_steal_pointer (&base_owned) : g_strdup (base);
+}
+
 OwProvider *
 ow_provider_catalog_create (const OwProviderEntry     *entry,
                             const OwProviderOverrides *overrides,
@@ -347,7 +395,7 @@ ow_provider_catalog_create (const OwProviderEntry     *entry,
 {
   JsonObject *quirks;
   const char *key = NULL;
-  const char *base = NULL;
+  const char *base;
   g_autofree char *base_owned = NULL;
   OwWireStyle wire;
   OwProviderConfig config = { 0 };
@@ -371,35 +419,14 @@ ow_provider_catalog_create (const OwProviderEntry     *entry,
   if (key == NULL && entry->needs_key)
     {
       g_set_error (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_NO_KEY,
-                   "No %s API key is configured. Set %s, or add the key in Settings ▸ Models & "
-                   "Keys.", entry->title, entry->key_env != NULL ? entry->key_env : "its key");
+                   "No %s API key is configured. Set %s, or add the key under Models & Keys "
+                   "(in the browser UI's sidebar, or the desktop's Settings).", entry->title,
+                   entry->key_env != NULL ? entry->key_env : "its key");
       return NULL;
     }
 
-  /* The base URL: the saved one, the entry's variable, the host variable
-   * some local servers have, the default. */
-  if (overrides != NULL && overrides->base_url != NULL && overrides->base_url[0] != '\0')
-    base = overrides->base_url;
-  if (base == NULL)
-    base = env_get (envp, entry->base_url_env);
-  if (base == NULL && env_get (envp, ow_json_get_string (quirks, "host_env")) != NULL)
-    base = base_owned = normalize_host (env_get (envp, ow_json_get_string (quirks, "host_env")),
-                                        ow_json_get_int (quirks, "host_default_port", 0));
-  if (base == NULL)
-    base = entry->base_url;
-  if (ow_json_get_bool (quirks, "ensure_v1", FALSE))
-    {
-      g_autofree char *trimmed = g_strdup (base);
-      gsize len = strlen (trimmed);
-
-      while (len > 0 && trimmed[len - 1] == '/')
-        trimmed[--len] = '\0';
-      if (!g_str_has_suffix (trimmed, "/v1"))
-        {
-          g_free (base_owned);
-          base = base_owned = g_strconcat (trimmed, "/v1", NULL);
-        }
-    }
+  base = base_owned = ow_provider_catalog_dup_base_url (entry, overrides != NULL ? overrides->base_url : NULL,
+                                                         envp, NULL);
 
   /* The wire: forced, else the entry's, except where a provider speaks
    * another one away from its own URL. */

@@ -46,6 +46,15 @@ typedef struct {
   const char *wire;        /* "openai-chat", … to force a wire style */
 } OwProviderOverrides;
 
+/* The base URL calls to @entry go to: @configured (config.toml
+ * [providers.<id>] base_url) → the entry's base-URL variable in @envp (NULL
+ * = the process environment) → its host variable → the default. @source,
+ * if not NULL, gets "config", "env" or "default". NULL when there is none. */
+char       *ow_provider_catalog_dup_base_url (const OwProviderEntry *entry,
+                                              const char            *configured,
+                                              const char *const     *envp,
+                                              const char           **source);
+
 /* Builds a provider for @entry. Key: @overrides->api_key → the entry's key
  * variable in @envp (NULL = the process environment). Base URL:
  * @overrides->base_url → the entry's base-URL variable → the default.

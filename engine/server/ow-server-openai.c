@@ -449,6 +449,7 @@ chat_completions (OwServer *self, OwRequest *req)
   g_autoptr(OwChatRequest) chat = NULL;
   g_autoptr(GError) error = NULL;
   const char *model;
+  g_autofree char *default_model = NULL;
   Call *call;
   gsize len;
   const char *data = g_bytes_get_data (bytes, &len);
@@ -465,7 +466,11 @@ chat_completions (OwServer *self, OwRequest *req)
                           "rate_limit_error", "rate_limit_exceeded");
       return;
     }
-  model = chat->model != NULL ? chat->model : ow_context_default_model (self->ctx);
+  /* The machine's default, the one the first saved key sets included. */
+  if (chat->model == NULL)
+    model = default_model = ow_context_dup_default_model (self->ctx);
+  else
+    model = chat->model;
   if (model == NULL)
     {
       reply_openai_error (req, SOUP_STATUS_BAD_REQUEST, "Name a model (\"provider:model\"); there is no default model.",
@@ -553,7 +558,10 @@ on_models_keys_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 
   /* The default first, then models with saved settings, then each
    * provider that has a key (or needs none) with its recommended model. */
-  add_model (data, seen, ow_context_default_model (self->ctx));
+  {
+    g_autofree char *def = ow_context_dup_default_model (self->ctx);
+    add_model (data, seen, def);
+  }
   if (!ow_context_is_isolated (self->ctx))
     {
       g_autofree char *path = g_build_filename (ow_context_get_paths (self->ctx)->config_dir, "model_config.json",

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "ow-json.h"
+#include "core/ow-model-choices.h"
 #include "ow-secret-env.h"
 #include "providers/ow-provider-catalog.h"
 #include "providers/ow-provider-verify.h"
@@ -90,6 +91,21 @@ provider_json (OwServer *self, const OwProviderEntry *e, gboolean stored)
   base_override = ow_config_get_string (ow_context_get_config (self->ctx), key);
   if (base_override != NULL)
     json_object_set_string_member (values, "base_url", base_override);
+  {
+    /* The endpoint the sessions will call, by the same rule they use, so
+     * the page never shows api.openai.com while OPENAI_BASE_URL points
+     * elsewhere. */
+    const char *from = NULL;
+    g_autofree char *effective = ow_provider_catalog_dup_base_url (e, base_override, NULL, &from);
+
+    if (effective != NULL)
+      json_object_set_string_member (o, "base_url", effective);
+    else
+      json_object_set_null_member (o, "base_url");
+    json_object_set_string_member (o, "base_url_source", from);
+    if (e->base_url_env != NULL)
+      json_object_set_string_member (o, "base_url_env", e->base_url_env);
+  }
   json_object_set_object_member (o, "values", values);
   if (e->recommended_model != NULL)
     {
@@ -170,6 +186,28 @@ body_key (JsonObject *body, gboolean *bad)
   return json_node_get_string (n);
 }
 
+/* The answer to a save: the provider as listed now, its recommended model
+ * and the model made the machine's default by this save, if any. */
+static void
+reply_saved (Pending *p, gboolean stored, const char *adopted)
+{
+  JsonObject *extra = json_object_new ();
+
+  json_object_set_object_member (extra, "provider", provider_json (p->server, p->entry, stored));
+  if (adopted != NULL)
+    json_object_set_string_member (extra, "default_model", adopted);
+  else
+    json_object_set_null_member (extra, "default_model");
+  if (p->entry->recommended_model != NULL)
+    {
+      g_autofree char *full = g_strdup_printf ("%s:%s", p->entry->id, p->entry->recommended_model);
+      json_object_set_string_member (extra, "recommended_model", full);
+    }
+  else
+    json_object_set_null_member (extra, "recommended_model");
+  ow_reply_ok (p->req, extra);
+}
+
 static void
 on_stored_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -180,18 +218,72 @@ on_stored_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     ow_reply_error (p->req, SOUP_STATUS_INTERNAL_SERVER_ERROR, "The key could not be saved: %s", error->message);
   else
     {
-      JsonObject *extra = json_object_new ();
-      json_object_set_object_member (extra, "provider", provider_json (p->server, p->entry, TRUE));
-      if (p->entry->recommended_model != NULL)
-        {
-          g_autofree char *full = g_strdup_printf ("%s:%s", p->entry->id, p->entry->recommended_model);
-          json_object_set_string_member (extra, "recommended_model", full);
-        }
-      else
-        json_object_set_null_member (extra, "recommended_model");
-      ow_reply_ok (p->req, extra);
+      /* The first key makes its provider's recommended model the default
+       * everywhere: a new person has a model to talk to at once. */
+      g_autoptr(GError) adopt_error = NULL;
+      g_autofree char *adopted = ow_model_choices_adopt_default (p->server->ctx, p->entry->id, &adopt_error);
+
+      if (adopt_error != NULL)
+        g_warning ("Could not make %s's model the default: %s", p->entry->title, adopt_error->message);
+      reply_saved (p, TRUE, adopted);
+      pending_finish (p);
+      return;
     }
   pending_finish (p);
+}
+
+static void
+on_base_saved_list_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Pending *p = user_data;
+  g_auto(GStrv) names = ow_secret_store_list_finish (OW_SECRET_STORE (source), result, NULL);
+
+  reply_saved (p, names != NULL && g_strv_contains ((const char *const *) names, p->entry->id), NULL);
+  pending_finish (p);
+}
+
+/* {fields: {base_url}}: a URL, or "" / null to go back to the default.
+ * Written to config.toml [providers.<id>] base_url, where every surface
+ * reads it. Replies and returns FALSE when the value is unusable. */
+static gboolean
+save_base_url (OwServer *self, OwRequest *req, const OwProviderEntry *e, JsonNode *node)
+{
+  g_autofree char *key = g_strdup_printf ("providers.%s.base_url", e->id);
+  g_autofree char *path = ow_context_dup_config_path (self->ctx);
+  g_autoptr(JsonNode) value = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *url = NULL;
+
+  if (!JSON_NODE_HOLDS_NULL (node))
+    {
+      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+        {
+          ow_reply_error (req, SOUP_STATUS_BAD_REQUEST, "base_url must be text.");
+          return FALSE;
+        }
+      url = json_node_get_string (node);
+    }
+  if (url != NULL && *url != '\0')
+    {
+      g_autoptr(GUri) uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+      const char *scheme = uri != NULL ? g_uri_get_scheme (uri) : NULL;
+
+      if (strlen (url) > 2048 || uri == NULL || g_uri_get_host (uri) == NULL || *g_uri_get_host (uri) == '\0'
+          || (g_strcmp0 (scheme, "http") != 0 && g_strcmp0 (scheme, "https") != 0))
+        {
+          ow_reply_error (req, SOUP_STATUS_BAD_REQUEST,
+                          "The base URL must be an http:// or https:// address, such as https://api.example.com/v1.");
+          return FALSE;
+        }
+      value = json_node_init_string (json_node_alloc (), url);
+    }
+  if (!ow_config_file_set (path, key, value, &error) || !ow_context_reload_config (self->ctx, &error))
+    {
+      ow_reply_error (req, SOUP_STATUS_INTERNAL_SERVER_ERROR, "The base URL could not be saved in %s: %s", path,
+                      error->message);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static void
@@ -205,26 +297,39 @@ providers_save (OwServer *self, OwRequest *req)
   g_autofree char *label = NULL;
   g_autoptr(GError) error = NULL;
   JsonObject *fields;
+  JsonNode *base_url;
 
   if (body == NULL || (e = body_provider (req, body)) == NULL)
     return;
   key = body_key (body, &bad);
   fields = ow_json_get_object (body, "fields");
-  if (fields != NULL && json_object_has_member (fields, "base_url"))
-    {
-      ow_reply_error (req, SOUP_STATUS_BAD_REQUEST,
-                      "A base URL is set in config.toml under [providers.%s] base_url, not here.", e->id);
-      return;
-    }
-  if (bad || key == NULL)
+  base_url = fields != NULL ? json_object_get_member (fields, "base_url") : NULL;
+  if (bad || (key == NULL && base_url == NULL))
     {
       ow_reply_error (req, SOUP_STATUS_BAD_REQUEST, "Enter an API key to save.");
       return;
     }
-  trimmed = g_strstrip (g_strdup (key));
-  if (!ow_secret_check (OW_SECRET_KIND_PROVIDER, e->id, trimmed, &error))
+  if (key != NULL)
     {
-      ow_reply_error (req, SOUP_STATUS_BAD_REQUEST, "%s", error->message);
+      /* The key is checked before anything is written: a refused save
+       * changes nothing. */
+      trimmed = g_strstrip (g_strdup (key));
+      if (!ow_secret_check (OW_SECRET_KIND_PROVIDER, e->id, trimmed, &error))
+        {
+          ow_reply_error (req, SOUP_STATUS_BAD_REQUEST, "%s", error->message);
+          return;
+        }
+    }
+  if (base_url != NULL && !save_base_url (self, req, e, base_url))
+    {
+      if (trimmed != NULL)
+        memset (trimmed, 0, strlen (trimmed));
+      return;
+    }
+  if (key == NULL)
+    {
+      ow_secret_store_list_async (self->secrets, OW_SECRET_KIND_PROVIDER, self->cancellable, on_base_saved_list_cb,
+                                  pending_new (self, req, e));
       return;
     }
   label = g_strdup_printf ("OpenWorker: %s API key", e->title);
@@ -346,7 +451,61 @@ providers_verify (OwServer *self, OwRequest *req)
                                 on_verify_lookup_cb, p);
 }
 
+/* ---- The model picker ------------------------------------------------------ */
+
+static void
+on_choices_list_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Pending *p = user_data;
+  OwContext *ctx = p->server->ctx;
+  g_auto(GStrv) names = ow_secret_store_list_finish (OW_SECRET_STORE (source), result, NULL);
+  g_autoptr(GPtrArray) choices = ow_model_choices_list (ctx, (const char *const *) names);
+  g_autofree char *def = ow_context_dup_default_model (ctx);
+  const char *env = g_getenv ("OPENWORKER_MODEL");
+  JsonObject *out = json_object_new ();
+  JsonArray *arr = json_array_new ();
+
+  if (def != NULL)
+    json_object_set_string_member (out, "default", def);
+  else
+    json_object_set_null_member (out, "default");
+  /* Where the default comes from: the picker can change only the last one. */
+  if (env != NULL && *env != '\0')
+    json_object_set_string_member (out, "default_source", "env");
+  else if (ow_config_get_string (ow_context_get_config (ctx), "model") != NULL)
+    json_object_set_string_member (out, "default_source", "config");
+  else if (def != NULL)
+    json_object_set_string_member (out, "default_source", "model_config");
+  else
+    json_object_set_null_member (out, "default_source");
+  for (guint i = 0; i < choices->len; i++)
+    {
+      const OwModelChoice *c = g_ptr_array_index (choices, i);
+      JsonObject *o = json_object_new ();
+
+      json_object_set_string_member (o, "id", c->id);
+      json_object_set_string_member (o, "provider", c->provider);
+      json_object_set_string_member (o, "label", c->label);
+      json_object_set_boolean_member (o, "default", c->is_default);
+      json_array_add_object_element (arr, o);
+    }
+  json_object_set_array_member (out, "choices", arr);
+  ow_reply_object (p->req, SOUP_STATUS_OK, out);
+  pending_finish (p);
+}
+
+/* GET /v1/settings/models → {default, default_source, choices: [{id,
+ * provider, label, default}]}: the models that can run here (see
+ * ow-model-choices.h), the same list the desktop's pickers show. */
+static void
+models_choices (OwServer *self, OwRequest *req)
+{
+  ow_secret_store_list_async (self->secrets, OW_SECRET_KIND_PROVIDER, self->cancellable, on_choices_list_cb,
+                              pending_new (self, req, NULL));
+}
+
 static const OwRoute routes[] = {
+  { "GET", "/v1/settings/models", models_choices, 0 },
   { "GET", "/v1/providers", providers_list, 0 },
   { "POST", "/v1/providers", providers_save, 0 },
   { "POST", "/v1/providers/verify", providers_verify, 0 },

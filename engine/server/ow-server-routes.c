@@ -39,6 +39,7 @@ static void
 health (OwServer *self, OwRequest *req)
 {
   static const char bare[] = "{\"status\":\"ok\"}";
+  g_autofree char *default_model = NULL;
   JsonObject *out;
   const char *model;
 
@@ -56,7 +57,7 @@ health (OwServer *self, OwRequest *req)
     json_object_set_string_member (out, "default_workspace", self->default_workspace);
   else
     json_object_set_null_member (out, "default_workspace");
-  model = ow_context_default_model (self->ctx);
+  model = default_model = ow_context_dup_default_model (self->ctx);
   if (model != NULL)
     json_object_set_string_member (out, "model", model);
   else

@@ -924,8 +924,14 @@ ow_server_new (OwSessionHost *host, const OwServerOptions *options)
       self->scratch_real = g_strdup (real);
     free (real);
   }
-  self->secrets = options->secrets != NULL ? g_object_ref (options->secrets)
-                                           : ow_secret_store_new_default (ow_context_get_paths (self->ctx));
+  /* Where keys are saved must be where the sessions look for them: the
+   * context's store unless the caller names one. */
+  if (options->secrets != NULL)
+    self->secrets = g_object_ref (options->secrets);
+  else if (ow_context_get_secrets (self->ctx) != NULL)
+    self->secrets = g_object_ref (ow_context_get_secrets (self->ctx));
+  else
+    self->secrets = ow_secret_store_new_default (ow_context_get_paths (self->ctx));
 
   /* No "Server:" header: nothing to fingerprint. */
   self->soup = soup_server_new ("server-header", NULL, NULL);

@@ -493,6 +493,62 @@ test_title_from_the_model (Fixture *f, gconstpointer data)
   g_setenv ("OPENWORKER_AUTO_TITLE", "0", TRUE);
 }
 
+/* A session made before any model existed: its first turn cannot start,
+ * the message is kept, and Retry sends it once a default exists, on the
+ * session's next turn, instead of "nothing to retry". */
+static void
+test_retry_after_no_model (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSession) s = NULL;
+  JsonArray *reqs;
+  g_autofree char *body = NULL;
+  OwSessionSpec spec = { .workspace = f->ws, .mode = "ask", .coworker = "cowork" };
+  const char *id;
+  guint i, n;
+
+  serve (f, "{\"turns\": [{\"text\": \"answered at last\"}]}");
+  g_unsetenv ("OPENWORKER_MODEL");
+  s = ow_session_host_create (f->host, &spec, &error);
+  g_assert_no_error (error);
+  g_assert_null (ow_session_get_model (s));
+  id = ow_session_get_id (s);
+
+  g_assert_true (ow_session_host_send (f->host, id, "the first ask", NULL, &error));
+  g_assert_no_error (error);
+  i = wait_for (f, id, "error", 0);
+  g_assert_nonnull (strstr (ow_json_get_string (event_at (f, i)->data, "error"), "No model is chosen"));
+  wait_for (f, id, "turn_done", i);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (s)), ==, 0);
+
+  /* Still no model: Retry is taken and fails the same way. */
+  n = f->events->len;
+  g_assert_true (ow_session_host_retry (f->host, id, &error));
+  g_assert_no_error (error);
+  i = wait_for (f, id, "error", n);
+  wait_for (f, id, "turn_done", i);
+  g_assert_cmpuint (ow_model_server_get_served (f->server), ==, 0);
+
+  g_setenv ("OPENWORKER_MODEL", "openai:gpt-4o", TRUE);
+  n = f->events->len;
+  g_assert_true (ow_session_host_retry (f->host, id, &error));
+  g_assert_no_error (error);
+  i = wait_for (f, id, "model_changed", n);
+  i = wait_for (f, id, "turn_done", i);
+  g_unsetenv ("OPENWORKER_MODEL");
+  g_assert_cmpstr (ow_session_get_model (s), ==, "openai:gpt-4o");
+  reqs = ow_model_server_get_requests (f->server);
+  g_assert_cmpuint (json_array_get_length (reqs), ==, 1);
+  body = json_to_string (json_array_get_element (reqs, 0), FALSE);
+  g_assert_nonnull (strstr (body, "the first ask"));
+  n = g_list_model_get_n_items (G_LIST_MODEL (s));
+  g_assert_cmpstr (ow_json_get_string (ow_session_get_message_json (s, n - 1), "content"), ==, "answered at last");
+
+  /* Sent now: a second Retry has nothing left to send again. */
+  g_assert_false (ow_session_host_retry (f->host, id, &error));
+  g_assert_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -507,6 +563,7 @@ main (int argc, char **argv)
   g_test_add ("/host/live-changes", Fixture, NULL, setup, test_live_changes, teardown);
   g_test_add ("/host/attachments", Fixture, NULL, setup, test_attachments_reach_the_model, teardown);
   g_test_add ("/host/delete", Fixture, NULL, setup, test_delete, teardown);
+  g_test_add ("/host/retry-after-no-model", Fixture, NULL, setup, test_retry_after_no_model, teardown);
   g_test_add ("/host/recovery", Fixture, NULL, setup, test_recovery_after_a_crash, teardown);
   return g_test_run ();
 }

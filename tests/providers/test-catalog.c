@@ -259,8 +259,8 @@ test_create (void)
   g_assert_null (provider);
   g_assert_error (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_NO_KEY);
   g_assert_cmpstr (error->message, ==,
-                   "No OpenAI API key is configured. Set OPENAI_API_KEY, or add the key in Settings ▸ "
-                   "Models & Keys.");
+                   "No OpenAI API key is configured. Set OPENAI_API_KEY, or add the key under Models & Keys "
+                   "(in the browser UI's sidebar, or the desktop's Settings).");
   g_clear_error (&error);
 
   /* Overrides beat the environment; a forced wire is kept. */

@@ -10,6 +10,7 @@ config, state database, sealed file — fails the run.
 import json
 import os
 import pty
+import re
 import select
 import shutil
 import subprocess
@@ -304,6 +305,30 @@ class KeysFile(KeysTestCase):
         self.assertEqual(p.returncode, 1)
         self.assertIn("OPENWORKER_SECRET_STORE=keyring, but there is no OS keyring", p.stderr)
 
+
+    def test_first_key_sets_the_default_model(self):
+        env = self.env(OPENWORKER_SECRET_STORE="file")
+        env.pop("OPENWORKER_MODEL", None)
+        server = self.openai_server([KEY], [{"text": "answered by the default model"}])
+        run_env = dict(env, OPENAI_BASE_URL=server.url + "/v1")
+        # No model yet: a run without --model is refused (the control).
+        r = self.run_ow(["--prompt", "hi"], run_env)
+        self.assertEqual(r.code, 2, r.stderr)
+        self.assertIn("no model is set", r.stderr)
+
+        p = self.save("openai", KEY, env=env)
+        first = re.search(r"(openai:\S+) is now the default model", p.stdout)
+        self.assertIsNotNone(first, p.stdout)
+        with open(os.path.join(self.home, "config", "model_config.json")) as f:
+            self.assertIs(json.load(f)[first.group(1)]["default"], True)
+        # A second key leaves the default alone.
+        p = self.save("anthropic", OTHER_KEY, env=env)
+        self.assertNotIn("is now the default model", p.stdout)
+
+        r = self.run_ow(["--prompt", "hi"], run_env)
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertEqual(r.stdout.strip(), "answered by the default model")
+        self.assertEqual(server.requests()[0]["body"]["model"], first.group(1).split(":", 1)[1])
 
 if __name__ == "__main__":
     unittest.main()

@@ -604,10 +604,48 @@ class Providers(ServerTestCase):
         self.assertError(self.api("/v1/providers", method="POST", body={"name": "openai", "fields": {"api_key": 5}}),
                          400)
         self.assertError(self.api("/v1/providers", method="POST", body={"fields": {"api_key": "k"}}), 400)
+        # A refused base URL saves neither it nor the key that came with it.
         self.assertError(self.api("/v1/providers", method="POST",
-                                  body={"name": "openai", "fields": {"api_key": "k", "base_url": "http://x"}}), 400)
+                                  body={"name": "openai", "fields": {"api_key": "sk-not-saved-" + "1" * 20,
+                                                                     "base_url": "ftp://x"}}), 400)
+        self.assertFalse(os.path.exists(os.path.join(self.home, "config", "config.toml")))
+        self.assertEqual({p["name"]: p for p in self.api("/v1/providers").json}["openai"]["key_source"], "env")
         self.assertError(self.api("/v1/providers/nope", method="DELETE"), 404)
         self.assertError(self.api("/v1/providers/verify", method="POST", body={"name": "nope"}), 404)
+
+
+    def test_endpoint_follows_environment_and_config(self):
+        by = {p["name"]: p for p in self.api("/v1/providers").json}
+        # OPENAI_BASE_URL points at the scripted server: that is the endpoint shown.
+        self.assertEqual(by["openai"]["base_url"], self.model.url + "/v1")
+        self.assertEqual(by["openai"]["base_url_source"], "env")
+        self.assertEqual(by["openai"]["base_url_env"], "OPENAI_BASE_URL")
+        self.assertEqual(by["anthropic"]["base_url"], by["anthropic"]["default_base_url"])
+        self.assertEqual(by["anthropic"]["base_url_source"], "default")
+
+        config = os.path.join(self.home, "config", "config.toml")
+        for bad in ["ftp://example.com", "not a url", "http://", 5]:
+            with self.subTest(base_url=bad):
+                r = self.api("/v1/providers", method="POST", body={"name": "anthropic", "fields": {"base_url": bad}})
+                self.assertError(r, 400)
+                self.assertFalse(os.path.exists(config))
+        gateway = "https://gateway.example.com/anthropic"
+        r = self.api("/v1/providers", method="POST", body={"name": "anthropic", "fields": {"base_url": gateway}})
+        self.assertTrue(r.json["ok"], r.raw)
+        self.assertEqual(r.json["provider"]["base_url"], gateway)
+        self.assertEqual(r.json["provider"]["base_url_source"], "config")
+        self.assertFalse(r.json["provider"]["configured"], "a base URL is not a key")
+        with open(config) as f:
+            self.assertIn(gateway, f.read())
+        by = {p["name"]: p for p in self.api("/v1/providers").json}
+        self.assertEqual(by["anthropic"]["values"]["base_url"], gateway)
+        # The config wins over the environment, as it does for the sessions.
+        r = self.api("/v1/providers", method="POST", body={"name": "openai", "fields": {"base_url": gateway}})
+        self.assertEqual(r.json["provider"]["base_url_source"], "config")
+        # null goes back to the default.
+        r = self.api("/v1/providers", method="POST", body={"name": "anthropic", "fields": {"base_url": None}})
+        self.assertEqual(r.json["provider"]["base_url"], by["anthropic"]["default_base_url"])
+        self.assertEqual(r.json["provider"]["base_url_source"], "default")
 
 
 class ModelSettings(ServerTestCase):

@@ -497,5 +497,113 @@ class SessionCommands(ClientTestCase):
         ok = self.wsc("/ws/session/probe2", until={"type": "ready"}, timeout_ms=5000)
         self.assertEqual(ok["frames"][0]["type"], "ready", ok)
 
+SAVED_KEY = "sk-srv-saved-openai-7c1e93b04d"
+
+
+class SavedKeys(ClientTestCase):
+    """A key saved from Models & Keys is the key the sessions use, and the
+    first one makes its provider's recommended model the default. The
+    model server accepts only the saved key, so a request without it (or
+    with any other) is refused there."""
+    script = {"keys": [SAVED_KEY], "turns": [text_turn("Hello from the saved key.")]}
+
+    def setUp(self):
+        super().setUp()
+        # No key and no model in the environment: only what is saved counts.
+        self.srv.stop()
+        self.srv = self.start_server(env={"OPENAI_API_KEY": None, "OPENWORKER_MODEL": None})
+
+    def chat(self, sid, frame):
+        return self.wsc(f"/ws/session/{sid}", send=[{"on": {"type": "ready"}, "frame": frame}],
+                        until={"type": "turn_done"})["frames"]
+
+    def test_saved_key_and_first_default(self):
+        sid = self.api("/v1/sessions", method="POST", body={}).json["session_id"]
+        self.assertIsNone(self.api(f"/v1/sessions/{sid}").json.get("model"))
+        self.assertIsNone(self.api("/v1/settings/models").json["default"])
+        self.assertIsNone(self.api("/v1/health").json["model"])
+
+        # Before any key: the turn cannot start, and says where to add one.
+        frames = self.chat(sid, {"type": "user_message", "text": "hello"})
+        errors = [f["data"]["error"] for f in frames if f.get("type") == "error"]
+        self.assertEqual(len(errors), 1, frames)
+        self.assertIn("Models & Keys", errors[0])
+        self.assertNotIn("Settings ▸", errors[0])
+        self.assertEqual(self.model.requests(), [], "nothing reached the model")
+
+        # Retry with nothing new is still refused the same way (the control).
+        frames = self.chat(sid, {"type": "retry"})
+        self.assertTrue(any(f.get("type") == "error" for f in frames), frames)
+        self.assertFalse(any("nothing to retry" in json.dumps(f) for f in frames), frames)
+
+        openai = {p["name"]: p for p in self.api("/v1/providers").json}["openai"]
+        self.assertFalse(openai["configured"])
+        r = self.api("/v1/providers", method="POST", body={"name": "openai", "fields": {"api_key": SAVED_KEY}})
+        self.assertTrue(r.json["ok"], r.raw)
+        self.assertEqual(r.json["default_model"], openai["recommended_model"])
+        with open(os.path.join(self.home, "config", "model_config.json")) as f:
+            self.assertIs(json.load(f)[openai["recommended_model"]]["default"], True)
+        models = self.api("/v1/settings/models").json
+        self.assertEqual(models["default"], openai["recommended_model"])
+        self.assertEqual(models["default_source"], "model_config")
+        self.assertIn(openai["recommended_model"], [c["id"] for c in models["choices"]])
+        # Every default the API reports is that one.
+        self.assertEqual(self.api("/v1/health").json["model"], openai["recommended_model"])
+        listed = curl(self.srv.base + "/v1/models", headers={"Authorization": f"Bearer {self.srv.token}"}).json
+        self.assertEqual(listed["data"][0]["id"], openai["recommended_model"])
+
+        # A second key does not move the default.
+        r = self.api("/v1/providers", method="POST",
+                     body={"name": "anthropic", "fields": {"api_key": "sk-ant-second-" + "0" * 24}})
+        self.assertTrue(r.json["ok"], r.raw)
+        self.assertIsNone(r.json["default_model"])
+        self.assertEqual(self.api("/v1/settings/models").json["default"], openai["recommended_model"])
+
+        # Retry now sends the first message with the saved key and the new default.
+        frames = self.chat(sid, {"type": "retry"})
+        types = [f.get("type") for f in frames]
+        self.assertNotIn("error", types, frames)
+        self.assertIn("model_changed", types)
+        answers = [f["data"].get("text") for f in frames if f.get("type") == "assistant_message"]
+        self.assertEqual(answers, ["Hello from the saved key."])
+        reqs = self.model.requests()
+        self.assertEqual(len(reqs), 1, reqs)
+        self.assertEqual(reqs[0]["headers"].get("authorization") or reqs[0]["headers"].get("Authorization"),
+                         f"Bearer {SAVED_KEY}")
+        self.assertIn("hello", json.dumps(reqs[0]["body"]["messages"][-1]))
+        self.assertEqual(self.api(f"/v1/sessions/{sid}").json["model"], openai["recommended_model"])
+
+        # A new session gets the default at once.
+        other = self.api("/v1/sessions", method="POST", body={}).json["session_id"]
+        self.assertEqual(self.api(f"/v1/sessions/{other}").json["model"], openai["recommended_model"])
+
+
+class RetryDelays(ClientTestCase):
+    """OPENWORKER_RETRY_DELAYS sets the server's waits and how many retries
+    there are (its default schedule starts at 2 s and has 9 entries)."""
+    script = {"turns": [{"error": {"kind": "server"}}, {"error": {"kind": "server"}}, text_turn("Recovered.")]}
+
+    def retries(self, delays):
+        self.srv.stop()
+        self.srv = self.start_server(env={"OPENWORKER_RETRY_DELAYS": delays})
+        r = self.wsc("/ws/session/r1", send=[{"on": {"type": "ready"}, "frame": {"type": "user_message", "text": "hi"}}],
+                     until={"type": "turn_done"})
+        return r["frames"]
+
+    def test_two_short_retries_recover(self):
+        frames = self.retries("0.05,0.05")
+        retries = [f["data"] for f in frames if f.get("type") == "provider_retry"]
+        self.assertEqual([(d["attempt"], d["max_attempts"], d["delay_seconds"]) for d in retries],
+                         [(1, 2, 0.05), (2, 2, 0.05)], retries)
+        self.assertIn("Recovered.", [f["data"].get("text") for f in frames if f.get("type") == "assistant_message"])
+
+    def test_one_retry_then_the_error(self):
+        frames = self.retries("0.05")
+        retries = [f["data"] for f in frames if f.get("type") == "provider_retry"]
+        self.assertEqual([(d["attempt"], d["max_attempts"], d["delay_seconds"]) for d in retries], [(1, 1, 0.05)])
+        self.assertTrue(any(f.get("type") == "error" for f in frames), frames)
+        self.assertEqual(len(self.model.requests()), 2)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -214,6 +214,16 @@ test_models_keys (void)
   g_assert_cmpstr (stored, ==, GOOD_KEY);
   g_assert_cmpint (ow_provider_item_get_key_state (openai), ==, OW_KEY_STATE_SAVED);
   g_assert_nonnull (find_label (row, "Saved in the keyring"));
+  {
+    /* The first key makes its provider's recommended model the machine's
+     * default, as the browser and the CLI do. */
+    g_autofree char *mc_path = g_build_filename (home.paths->config_dir, "model_config.json", NULL);
+    g_autoptr(OwModelConfig) mc = ow_model_config_load (mc_path, &error);
+    g_autofree char *expected = g_strdup_printf ("openai:%s", ow_provider_catalog_lookup ("openai")->recommended_model);
+
+    g_assert_no_error (error);
+    g_assert_cmpstr (ow_model_config_default_model (mc), ==, expected);
+  }
   /* The field let go of the key. */
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (find_type (row, GTK_TYPE_PASSWORD_ENTRY))), ==, "");
 

@@ -95,12 +95,14 @@ export class ModelServer {
 }
 
 export class OwServer {
-  // Starts openworker-server on a free port in @dirs.home, with @env added.
-  static async start(dirs, env) {
+  // Starts openworker-server on a free port (or @port: a restart keeps the
+  // page's origin) in @dirs.home, with @env added.
+  static async start(dirs, env, { port } = {}) {
     const log = fs.openSync(path.join(dirs.root, 'server.log'), 'a');
-    const child = spawn(SERVER, ['--cwd', dirs.ws, '--port', String(await freePort())], {
+    const child = spawn(SERVER, ['--cwd', dirs.ws, '--port', String(port ?? await freePort())], {
       cwd: dirs.ws,
-      env: { ...cleanEnv(), OPENWORKER_HOME: dirs.home, XDG_RUNTIME_DIR: dirs.runtime, ...env },
+      // The title call after a first turn would take a scripted turn.
+      env: { ...cleanEnv(), OPENWORKER_HOME: dirs.home, XDG_RUNTIME_DIR: dirs.runtime, OPENWORKER_AUTO_TITLE: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const server = new OwServer();

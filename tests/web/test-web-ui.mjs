@@ -118,14 +118,15 @@ async function unnamedControls(p) {
     .map((el) => el.outerHTML.slice(0, 120)));
 }
 
-// Runs a test step; a failure leaves a screenshot of every open page.
-function step(name, fn) {
+// Runs a test step; a failure leaves a screenshot of every open page
+// (@pages(): those of the main browser context unless told).
+function step(name, fn, pages = () => context?.pages() ?? []) {
   it(name, async () => {
     try {
       await fn();
     } catch (error) {
       const slug = name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-      for (const [i, p] of (context?.pages() ?? []).entries()) {
+      for (const [i, p] of pages().entries()) {
         await shot(p, `FAILED-${slug}-${i}`).catch(() => {});
       }
       throw error;
@@ -233,7 +234,7 @@ describe('browser dev UI', () => {
       window.__lengths = [];
       const log = document.querySelector('.transcript');
       new MutationObserver(() => {
-        const answer = log.querySelector('.message.assistant');
+        const answer = log.querySelector('.message.assistant .markdown');
         if (answer) window.__lengths.push(answer.textContent.length);
       }).observe(log, { subtree: true, childList: true, characterData: true });
     });
@@ -249,7 +250,7 @@ describe('browser dev UI', () => {
     const final = 'Sure — I will write notes.md for you now, with a short heading and one line of text.'.length;
     const partial = new Set(lengths.filter((n) => n > 0 && n < final));
     assert.ok(partial.size >= 3, `the answer should arrive in pieces, saw lengths ${JSON.stringify(lengths)}`);
-    assert.equal(await page.locator('.message.assistant').first().innerText(), 'Sure — I will write notes.md for you now, with a short heading and one line of text.');
+    assert.equal(await page.locator('.message.assistant .markdown').first().innerText(), 'Sure — I will write notes.md for you now, with a short heading and one line of text.');
     assert.ok(!fs.existsSync(path.join(dirs.ws, 'notes.md')), 'nothing is written before the approval');
     await card.scrollIntoViewIfNeeded();
     await shot(page, '04-approval-card');
@@ -269,7 +270,7 @@ describe('browser dev UI', () => {
     assert.match(await done.innerText(), /<img src=x onerror="window.__pwned=1">/, 'model HTML is shown as text');
     assert.equal(await done.locator('img').count(), 0);
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
-    await step.locator('summary').click(); // open the step to show its details
+    await step.locator(':scope > summary').click(); // open the step to show its details
     await shot(page, '05-approved');
     assert.match(await step.innerText(), /Decided by/);
   });
@@ -348,7 +349,7 @@ describe('browser dev UI', () => {
     page.off('websocket', onSocket);
 
     assert.equal(await answer.count(), 1, 'one answer block');
-    assert.equal(await answer.innerText(), COUNT, 'every piece exactly once');
+    assert.equal(await answer.locator('.markdown').innerText(), COUNT, 'every piece exactly once');
     const resumed = sockets.map((u) => Number(new URL(u).searchParams.get('since'))).filter((n) => n > 0);
     assert.ok(resumed.length >= 1 && resumed[0] >= seqBefore,
       `the page reconnected with ?since=<last seq> (saw ${JSON.stringify(sockets)}, last seq ${seqBefore})`);
@@ -362,7 +363,7 @@ describe('browser dev UI', () => {
     await page.keyboard.press('Escape');
     await page.locator('.notice', { hasText: 'Interrupted.' }).waitFor();
     await page.getByRole('button', { name: 'Stop' }).waitFor({ state: 'hidden' });
-    assert.ok((await answer.innerText()).length < LONG.length, 'the answer stopped part-way');
+    assert.ok((await answer.locator('.markdown').innerText()).length < LONG.length, 'the answer stopped part-way');
   });
 
   step('grants a folder from its card', async () => {
@@ -506,5 +507,189 @@ describe('browser dev UI', () => {
 
   step('raised no script errors and broke no content-security rule', () => {
     assert.deepEqual(pageErrors, []);
+  });
+});
+
+// A person on a fresh machine: no key and no model in the server's
+// environment. The model server accepts only the key saved from the page,
+// so a reply at all proves the saved key was used.
+const SAVED_KEY = 'sk-web-saved-openai-5d2b8e6f90';
+const REPORT = '# Report\n\nEverything the session made is listed beside it.\n';
+const firstRunScript = {
+  style: 'openai-chat',
+  keys: [SAVED_KEY],
+  turns: [
+    {
+      comment: 'after Retry: write the report',
+      tool_calls: [{ id: 'call_report', name: 'write_file', arguments: { path: 'report.md', content: REPORT } }],
+    },
+    { comment: 'then an answer with a code block', text: 'Wrote **report.md**. To see it:\n\n```sh\ncat report.md\n```' },
+  ],
+};
+
+describe('a first session on a fresh machine', () => {
+  let fresh;
+  let freshModel;
+  let freshServer;
+  let freshBrowser;
+  let ctx;
+  let p;
+  const errors = [];
+
+  const startServer = (port) => OwServer.start(fresh, {
+    OPENAI_BASE_URL: `${freshModel.url}/v1`,
+    OPENWORKER_SECRET_STORE: 'file',
+  }, { port });
+
+  const sessionCount = async () => (await freshServer.api('/v1/sessions')).json.sessions.length;
+
+  const freshStep = (name, fn) => step(name, fn, () => ctx?.pages() ?? []);
+
+  before(async () => {
+    playwright ??= await loadPlaywright();
+    fresh = makeTempTree();
+    freshModel = await ModelServer.start(firstRunScript, fresh.root);
+    freshServer = await startServer();
+    freshBrowser = await playwright.chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+    ctx = await freshBrowser.newContext({ viewport: { width: 1280, height: 820 }, colorScheme: 'light' });
+    ctx.setDefaultTimeout(20000);
+    await ctx.grantPermissions(['clipboard-read', 'clipboard-write']);
+    p = await ctx.newPage();
+    p.on('pageerror', (error) => errors.push(error.message));
+  });
+
+  after(async () => {
+    await freshBrowser?.close();
+    await freshServer?.stop();
+    await freshModel?.stop();
+    if (fresh) {
+      const from = path.join(fresh.root, 'server.log');
+      if (fs.existsSync(from)) fs.copyFileSync(from, path.join(ARTIFACTS, 'fresh-server.log'));
+      fs.rmSync(fresh.root, { recursive: true, force: true });
+    }
+  });
+
+  freshStep('shows the endpoint the sessions will call and a base-URL field for cloud services', async () => {
+    await p.goto(freshServer.url);
+    await p.getByRole('link', { name: 'Models & Keys', exact: true }).click();
+    const openai = p.locator('.provider[data-provider="openai"]');
+    await openai.locator('summary').click();
+    const endpoint = await openai.locator('.provider-endpoint').innerText();
+    assert.match(endpoint, new RegExp(`${freshModel.url}/v1 \\(from OPENAI_BASE_URL\\)`));
+    assert.doesNotMatch(endpoint, /api\.openai\.com/);
+    await openai.getByLabel('Base URL (optional)').waitFor();
+    const ollama = p.locator('.provider[data-provider="ollama"]');
+    await ollama.locator('summary').click();
+    assert.equal(await ollama.getByLabel('Base URL (optional)').count(), 0, 'a local server has none');
+    assert.match(await p.locator('.model-list').innerText(), /No model is ready yet/);
+  });
+
+  freshStep('without a model, a message fails saying where keys go, and no empty rows pile up', async () => {
+    await p.getByRole('button', { name: 'New session' }).first().click();
+    await p.getByRole('dialog', { name: 'New session' }).getByRole('button', { name: 'Create' }).click();
+    await p.waitForURL(/#\/s\//);
+    const first = p.url();
+    const picker = p.getByRole('combobox', { name: 'Model' });
+    await p.getByRole('link', { name: 'Add a key first' }).waitFor();
+    assert.equal(await picker.locator('option:checked').innerText(), 'No model yet');
+    await sendMessage(p, 'Please write the report');
+    const error = p.locator('.notice-error', { hasText: 'No model is chosen' });
+    await error.waitFor();
+    assert.match(await error.innerText(), /Models & Keys/);
+    assert.doesNotMatch(await p.locator('.transcript').innerText(), /Settings ▸/);
+
+    // Trying again with a new session opens the untouched one.
+    await p.getByRole('button', { name: 'New session' }).first().click();
+    await p.getByRole('dialog', { name: 'New session' }).getByRole('button', { name: 'Create' }).click();
+    await p.getByRole('dialog', { name: 'New session' }).waitFor({ state: 'detached' });
+    assert.equal(p.url(), first);
+    assert.equal(await sessionCount(), 1);
+  });
+
+  freshStep('saving the first key makes its recommended model the default', async () => {
+    await p.getByRole('link', { name: 'Models & Keys', exact: true }).click();
+    const openai = p.locator('.provider[data-provider="openai"]');
+    await openai.locator('summary').click();
+    await openai.getByLabel('API key').fill(SAVED_KEY);
+    await openai.getByRole('button', { name: 'Save' }).click();
+    const recommended = (await freshServer.api('/v1/providers')).json.find((x) => x.name === 'openai').recommended_model;
+    await p.locator('.toast', { hasText: `${recommended} is now the default model` }).waitFor();
+    const picker = p.getByRole('combobox', { name: 'Default model' });
+    await picker.waitFor();
+    assert.equal(await picker.inputValue(), recommended);
+    assert.equal((await freshServer.api('/v1/settings/models')).json.default, recommended);
+    await shot(p, '12-models-first-key');
+  });
+
+  freshStep('Retry sends the first message with the saved key; the result is a deliverable', async () => {
+    await p.locator('.session-row').first().getByRole('link').click();
+    const retry = p.locator('.notice-error', { hasText: 'No model is chosen' }).getByRole('button', { name: 'Retry' });
+    await retry.click();
+    const card = p.locator('.ask-card.ask-approval:not(.resolved)');
+    await card.waitFor();
+    // The content to be written is shown, not folded behind a count.
+    assert.equal(await card.locator('.file-content pre').innerText(), REPORT);
+    assert.ok(await card.locator('.file-content pre').isVisible());
+    await card.getByRole('button', { name: 'Allow once' }).click();
+    await p.locator('.message.assistant', { hasText: 'Wrote report.md' }).waitFor();
+    const recommended = (await freshServer.api('/v1/settings/models')).json.default;
+    assert.equal(await p.getByRole('combobox', { name: 'Model' }).inputValue(), recommended);
+    const requests = await freshModel.requests();
+    assert.equal(requests[0].headers.authorization, `Bearer ${SAVED_KEY}`);
+    assert.match(JSON.stringify(requests[0].body.messages.at(-1)), /Please write the report/);
+
+    const panel = p.getByRole('complementary', { name: 'Deliverables' });
+    const item = panel.locator('.deliverable[data-path="report.md"]');
+    await item.waitFor();
+    await item.getByRole('button').click();
+    await panel.locator('.deliverable-content', { hasText: 'Everything the session made' }).waitFor();
+    await p.locator('.step[data-call-id="call_report"] > summary').click();
+    await shot(p, '13-picker-and-deliverables');
+    // Narrow, the list moves below the conversation instead of going away.
+    await p.setViewportSize({ width: 760, height: 820 });
+    assert.ok(await panel.isVisible(), 'the deliverables stay reachable on a narrow window');
+    await shot(p, '13b-deliverables-narrow');
+    await p.setViewportSize({ width: 1280, height: 820 });
+  });
+
+  freshStep('copies a code block and a whole answer', async () => {
+    const answer = p.locator('.message.assistant', { hasText: 'Wrote report.md' });
+    await answer.hover();
+    await answer.locator('.code-block').getByRole('button', { name: 'Copy code' }).click();
+    await answer.getByRole('button', { name: 'Copy code' }).filter({ hasText: 'Copied' }).waitFor();
+    assert.equal(await p.evaluate(() => navigator.clipboard.readText()), 'cat report.md');
+    await answer.getByRole('button', { name: 'Copy the answer' }).click();
+    assert.equal(await p.evaluate(() => navigator.clipboard.readText()),
+      'Wrote **report.md**. To see it:\n\n```sh\ncat report.md\n```');
+  });
+
+  freshStep('a session with messages is not reused for a new one', async () => {
+    const used = p.url();
+    await p.getByRole('button', { name: 'New session' }).first().click();
+    await p.getByRole('dialog', { name: 'New session' }).getByRole('button', { name: 'Create' }).click();
+    await p.waitForURL((url) => url.href !== used && url.hash.startsWith('#/s/'));
+    assert.equal(await sessionCount(), 2);
+  });
+
+  freshStep('takes the new #token= address pasted after a restart, without a reload', async () => {
+    const port = freshServer.port;
+    await p.evaluate(() => { window.__sameDocument = true; });
+    await freshServer.stop();
+    freshServer = await startServer(port);
+    // The old token is refused by the new server: the page says so.
+    await p.getByRole('heading', { name: 'Open the URL the server printed' }).waitFor();
+    await p.goto(freshServer.url);
+    await p.locator('.session-row').first().waitFor();
+    assert.equal(await p.evaluate(() => window.__sameDocument), true, 'the page was not reloaded');
+    assert.equal(await p.evaluate(() => sessionStorage.getItem('openworker.token')), freshServer.token);
+    assert.ok(!p.url().includes('token'));
+    assert.equal(await p.getByRole('heading', { name: 'Open the URL the server printed' }).count(), 0);
+  });
+
+  freshStep('raised no script errors', () => {
+    assert.deepEqual(errors, []);
   });
 });

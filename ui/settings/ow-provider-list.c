@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ow-settings-io.h"
+#include "core/ow-model-choices.h"
 #include "providers/ow-provider-verify.h"
 
 /* ---- OwProviderItem ------------------------------------------------------------ */
@@ -496,6 +497,13 @@ on_key_stored_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   else
     {
+      /* The first key picks the machine's default model, as the browser's
+       * Models & Keys and `openworker keys set` do. */
+      g_autoptr(GError) adopt_error = NULL;
+      g_autofree char *adopted = ow_model_choices_adopt_default (op->list->ctx, op->item->entry->id, &adopt_error);
+
+      if (adopt_error != NULL)
+        g_warning ("The default model was not set: %s", adopt_error->message);
       update_item (op->list, op->item, TRUE);
       item_set_message (op->item, OW_MESSAGE_OK, _("Key saved."));
     }

@@ -10,7 +10,7 @@
 // what was decided.
 
 import { append, h, uid } from './dom.js';
-import { decisionText, prettyValue, toolPhrase } from './humanize.js';
+import { decisionText, fileContentView, prettyValue, toolPhrase } from './humanize.js';
 
 // An ask from a session event, or null when @type is not one.
 export function askFromEvent(type, data, sessionId) {
@@ -122,13 +122,7 @@ function argumentsView(name, args) {
   if (name === 'run_shell' && typeof a.command === 'string') {
     return h('pre', { class: 'card-command' }, h('code', null, a.command));
   }
-  if (name === 'write_file' && typeof a.content === 'string') {
-    const lines = a.content.split('\n');
-    const shown = lines.slice(0, 40).join('\n') + (lines.length > 40 ? `\n… ${lines.length - 40} more lines` : '');
-    return h('details', { class: 'card-args', open: lines.length <= 12 },
-      h('summary', null, `Content (${a.content.length} characters)`),
-      h('pre', null, h('code', null, shown)));
-  }
+  if (name === 'write_file' && typeof a.content === 'string') return fileContentView(a.path, a.content);
   if (Object.keys(a).length === 0) return null;
   return h('details', { class: 'card-args' },
     h('summary', null, 'Details'),

@@ -10,6 +10,7 @@ import { api, path } from './api.js';
 import { h, uid } from './dom.js';
 import { SessionSocket } from './socket.js';
 import { Transcript } from './transcript.js';
+import { DeliverablesPanel } from './deliverables.js';
 
 const MODES = [
   ['ask', 'Ask before acting'],
@@ -50,7 +51,9 @@ export class ConversationPage {
       sessionId: this.sessionId,
       onAnswer: (ask, answer) => this.answer(ask, answer),
       onRetry: () => this.socket?.send({ type: 'retry' }),
+      onStepDone: (name, args, status) => this.deliverables.noteStep(name, args, status),
     });
+    this.deliverables = new DeliverablesPanel(this.sessionId);
 
     const inputId = uid('composer');
     this.input = h('textarea', {
@@ -69,10 +72,19 @@ export class ConversationPage {
     this.modeSelect = h('select', { id: modeId, class: 'dropdown', onchange: () => this.setMode(this.modeSelect.value) },
       MODES.map(([value, label]) => h('option', { value }, label)));
 
+    const modelId = uid('model');
+    this.modelSelect = h('select', { id: modelId, class: 'dropdown model-picker',
+      onchange: () => this.setModel(this.modelSelect.value) });
+    // Where a key is added: the sidebar's page (there is no Settings here).
+    this.modelHint = h('a', { href: '#/models', class: 'composer-model-hint', hidden: true }, 'Add a key first');
+
     this.form = h('form', { class: 'composer', onsubmit: (event) => { event.preventDefault(); this.send(); } },
       h('label', { for: inputId, class: 'visually-hidden' }, 'Message'),
       this.input,
       h('div', { class: 'composer-bar' },
+        h('label', { for: modelId, class: 'composer-mode-label' }, 'Model'),
+        this.modelSelect,
+        this.modelHint,
         h('label', { for: modeId, class: 'composer-mode-label' }, 'Approvals'),
         this.modeSelect,
         h('span', { id: `${inputId}-hint`, class: 'composer-hint' }, 'Ctrl+Enter to send · Esc to stop'),
@@ -84,8 +96,11 @@ export class ConversationPage {
       h('header', { class: 'page-header' },
         h('div', { class: 'page-heading' }, this.titleEl, this.factsEl),
         this.connEl),
-      this.scroller,
-      h('div', { class: 'composer-column' }, this.form));
+      h('div', { class: 'conversation-body' },
+        h('div', { class: 'conversation-main' },
+          this.scroller,
+          h('div', { class: 'composer-column' }, this.form)),
+        this.deliverables.el));
     this.showInfo();
   }
 
@@ -95,6 +110,8 @@ export class ConversationPage {
     document.addEventListener('keydown', this.onKey);
     this.mounted = true;
     this.connect();
+    this.loadModels();
+    this.deliverables.refresh();
     this.input.focus();
     // For the test and for trying reconnection by hand from the console.
     window.openworkerDebug = {
@@ -154,6 +171,43 @@ export class ConversationPage {
     const facts = [i.agent_title || i.agent, i.workspace, i.model, i.mode].filter(Boolean);
     this.factsEl.textContent = facts.join(' · ');
     if (i.mode && [...this.modeSelect.options].some((o) => o.value === i.mode)) this.modeSelect.value = i.mode;
+    this.showModels();
+  }
+
+  // ---- The model picker ----------------------------------------------------
+
+  // The models that can run here (a key saved or in the environment, or a
+  // local server named in the settings), as the desktop's picker lists them.
+  async loadModels() {
+    try {
+      this.models = await api('/v1/settings/models');
+    } catch {
+      this.models = { choices: [], default: null };
+    }
+    this.showModels();
+  }
+
+  showModels() {
+    if (!this.modelSelect) return;
+    const choices = Array.isArray(this.models?.choices) ? this.models.choices : [];
+    const current = this.info.model || null;
+    const options = choices.map((c) => h('option', { value: c.id }, c.label || c.id));
+    // The session's own model stays visible even when it is not (or no
+    // longer) ready here: the picker shows what a turn will use.
+    if (current && !choices.some((c) => c.id === current)) options.unshift(h('option', { value: current }, current));
+    if (!current) {
+      options.unshift(h('option', { value: '', disabled: true },
+        choices.length ? 'Choose a model' : 'No model yet'));
+    }
+    this.modelSelect.replaceChildren(...options);
+    this.modelSelect.value = current ?? '';
+    this.modelSelect.disabled = options.length <= 1 && !current && !choices.length;
+    this.modelHint.hidden = !this.models || choices.length > 0;
+  }
+
+  setModel(model) {
+    if (!model || model === this.info.model) return;
+    this.socket?.send({ type: 'set_model', model });
   }
 
   // ---- Socket --------------------------------------------------------------
@@ -200,6 +254,8 @@ export class ConversationPage {
     if (!live) return;
     // The row turns "working" (and gets its title) or idle again.
     if (event.type === 'turn_start' || event.type === 'turn_done') this.app.refreshSessions();
+    // A command may have made files the steps do not name.
+    if (event.type === 'turn_done') this.deliverables.refresh();
     if (event.type === 'approval_resolved' || askEvents.has(event.type)) this.app.refreshInboxCount();
   }
 

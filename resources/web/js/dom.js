@@ -86,3 +86,28 @@ export function relativeTime(value) {
   if (days < 7) return `${days} d ago`;
   return when.toLocaleDateString();
 }
+
+// A "Copy" button that puts @text() on the clipboard and says so on
+// itself for a moment. @label names it for screen readers ("Copy code").
+export function copyButton(text, label = 'Copy') {
+  const button = h('button', {
+    type: 'button',
+    class: 'button flat small copy-button',
+    'aria-label': label,
+    onclick: async () => {
+      try {
+        await navigator.clipboard.writeText(text());
+        button.textContent = 'Copied';
+        button.dataset.state = 'copied';
+      } catch {
+        button.textContent = 'Copy failed';
+        button.dataset.state = 'failed';
+      }
+      setTimeout(() => {
+        button.textContent = 'Copy';
+        delete button.dataset.state;
+      }, 2000);
+    },
+  }, 'Copy');
+  return button;
+}

@@ -1,6 +1,6 @@
 // humanize.js: short, readable words for tool calls and their outcomes.
 
-import { h } from './dom.js';
+import { copyButton, h } from './dom.js';
 
 function str(value) {
   return typeof value === 'string' ? value : value === undefined || value === null ? '' : JSON.stringify(value);
@@ -78,4 +78,16 @@ export function prettyValue(value) {
   } catch {
     return String(value);
   }
+}
+
+// What write_file puts in a file, shown as the file: open (a person checks
+// it before allowing the write, and reads it after), folded with a click,
+// with a Copy button. Long contents scroll inside the block.
+export function fileContentView(filePath, content) {
+  const lines = content === '' ? 0 : content.replace(/\n$/, '').split('\n').length;
+  return h('details', { class: 'file-content', open: true },
+    h('summary', null, h('code', null, firstLine(filePath || 'file')), ` · ${lines} line${lines === 1 ? '' : 's'}`),
+    h('div', { class: 'code-block' },
+      copyButton(() => content, `Copy the content of ${filePath || 'the file'}`),
+      h('pre', null, h('code', null, content))));
 }

@@ -8,7 +8,7 @@
 
 import { api, onAuthFailure } from './api.js';
 import { h } from './dom.js';
-import { takeToken, forgetToken } from './token.js';
+import { takeToken, forgetToken, tokenInFragment } from './token.js';
 import { Sidebar } from './sidebar.js';
 import { ConversationPage } from './conversation.js';
 import { InboxPage } from './inbox.js';
@@ -40,9 +40,35 @@ class App {
   }
 
   start() {
-    document.body.replaceChildren(this.shell, this.toasts);
     onAuthFailure(() => this.lock());
-    window.addEventListener('hashchange', () => this.route());
+    window.addEventListener('hashchange', () => this.onHashChange());
+    this.run();
+  }
+
+  // After a server restart the person pastes the new #token=… address into
+  // this same tab: that changes only the fragment, so no page load follows.
+  // Take the token and start over with it, locked or not.
+  onHashChange() {
+    if (!tokenInFragment()) {
+      this.route();
+      return;
+    }
+    takeToken();
+    this.stop();
+    this.locked = false;
+    this.page = null;
+    document.title = 'OpenWorker';
+    this.run();
+  }
+
+  stop() {
+    clearInterval(this.timer);
+    this.events?.close();
+    this.page?.unmount();
+  }
+
+  run() {
+    document.body.replaceChildren(this.shell, this.toasts);
     this.refreshSessions().then(() => {
       if (!this.locked) this.route();
     });
@@ -121,10 +147,20 @@ class App {
   }
 
   async newSession() {
-    const id = await newSessionDialog();
+    const id = await newSessionDialog({ reusable: (...args) => this.emptySession(...args) });
     if (!id) return;
     await this.refreshSessions();
     location.hash = `#/s/${encodeURIComponent(id)}`;
+  }
+
+  // An untouched session (no message yet, idle, not archived) of @agent in
+  // @workspace, which a new one would only duplicate: trying again after
+  // "no model" must not leave a pile of "New session" rows. @workspace null
+  // asks for a scratch folder: any empty session outside @serverFolder.
+  emptySession(agent, workspace, serverFolder) {
+    const sameFolder = (s) => (workspace === null ? s.workspace !== serverFolder : s.workspace === workspace);
+    return this.sessions.find((s) => s.messages === 0 && !s.archived && s.liveness !== 'working'
+      && (s.agent ?? 'cowork') === agent && sameFolder(s)) ?? null;
   }
 
   toast(text, kind = 'info') {
@@ -137,9 +173,7 @@ class App {
   lock() {
     if (this.locked) return;
     this.locked = true;
-    clearInterval(this.timer);
-    this.events?.close();
-    this.page?.unmount();
+    this.stop();
     forgetToken();
     document.title = 'Open the link from the server — OpenWorker';
     document.body.replaceChildren(authGate());

@@ -79,18 +79,37 @@ export class ModelsPage {
         for (const control of controls) control.disabled = false;
       }
     };
-    const typedKey = () => (key && key.value.trim() ? { api_key: key.value.trim() } : {});
+    // Cloud and reseller services get a base-URL field (a proxy, a gateway,
+    // a compatible server); local servers are set up where they run.
+    const baseId = uid('base-url');
+    const baseUrl = p.group === 'local' ? null : h('input', {
+      id: baseId,
+      type: 'url',
+      class: 'entry',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      value: p.values?.base_url ?? '',
+      placeholder: (p.base_url_source === 'env' ? p.base_url : p.default_base_url) || 'https://…',
+    });
+    const typedBase = () => (baseUrl ? baseUrl.value.trim() : '');
+    const baseChanged = () => baseUrl && typedBase() !== (p.values?.base_url ?? '');
+    const typedKey = () => ({
+      ...(key && key.value.trim() ? { api_key: key.value.trim() } : {}),
+      ...(baseChanged() ? { base_url: typedBase() || null } : {}),
+    });
 
     const verify = h('button', { type: 'button', class: 'button', onclick: () => run('Checking…', async () => {
-      const answer = await api('/v1/providers/verify', { method: 'POST', body: { name, fields: typedKey() } });
+      const fields = typedKey();
+      if (fields.base_url === null) delete fields.base_url;
+      const answer = await api('/v1/providers/verify', { method: 'POST', body: { name, fields } });
       result.textContent = answer?.ok === false ? answer.error : `${title} accepted the key.`;
       result.classList.add('success');
     }) }, key && !p.has_key ? 'Verify' : 'Test');
     controls.push(verify);
     let save = null;
-    if (key) {
-      save = h('button', { type: 'submit', class: 'button suggested' }, 'Save key');
-      controls.push(key, save);
+    if (key || baseUrl) {
+      save = h('button', { type: 'submit', class: 'button suggested' }, key ? 'Save' : 'Save base URL');
+      controls.push(...[key, baseUrl].filter(Boolean), save);
     }
     let remove = null;
     if (p.key_source === 'store') {
@@ -104,21 +123,28 @@ export class ModelsPage {
 
     const form = h('form', { class: 'provider-form', onsubmit: (event) => {
       event.preventDefault();
-      if (!key || !key.value.trim()) {
-        key?.focus();
+      const fields = typedKey();
+      if (!fields.api_key && !('base_url' in fields)) {
+        (key ?? baseUrl)?.focus();
         return;
       }
       run('Saving…', async () => {
-        const saved = await api('/v1/providers', { method: 'POST', body: { name, fields: typedKey() } });
-        key.value = '';
-        this.app.toast(`${title} key saved${saved?.recommended_model ? ` — try ${saved.recommended_model}` : ''}.`);
+        const saved = await api('/v1/providers', { method: 'POST', body: { name, fields } });
+        if (key) key.value = '';
+        const what = fields.api_key ? `${title} key saved` : `${title} base URL saved`;
+        this.app.toast(saved?.default_model ? `${what} — ${saved.default_model} is now the default model.` : `${what}.`);
         await this.refresh();
       });
     } },
     key ? h('div', { class: 'field' }, h('label', { for: keyId }, 'API key'), key,
       p.key_env ? h('p', { class: 'field-hint' }, 'Or set ', h('code', null, p.key_env), ' in the server’s environment.') : null)
       : h('p', { class: 'dim' }, 'This provider needs no key.'),
-    h('p', { class: 'field-hint' }, 'Endpoint: ', h('code', null, p.values?.base_url || p.default_base_url || 'default'),
+    baseUrl ? h('div', { class: 'field' }, h('label', { for: baseId }, 'Base URL (optional)'), baseUrl,
+      h('p', { class: 'field-hint' }, 'Leave empty for ', h('code', null, p.default_base_url || 'the default'),
+        p.base_url_env ? [' or ', h('code', null, p.base_url_env), ' in the server’s environment'] : null,
+        '. Saved in config.toml under ', h('code', null, `[providers.${name}]`), '.')) : null,
+    h('p', { class: 'field-hint provider-endpoint' }, 'Endpoint: ', h('code', null, p.base_url || p.default_base_url || 'default'),
+      ENDPOINT_SOURCE[p.base_url_source] ? ` (${ENDPOINT_SOURCE[p.base_url_source](p)})` : null,
       p.recommended_model ? [' · recommended model ', h('code', null, p.recommended_model)] : null),
     h('div', { class: 'form-actions' }, remove, h('span', { class: 'spacer' }), verify, save),
     result);
@@ -137,24 +163,59 @@ export class ModelsPage {
   }
 
   async loadModels() {
+    let data;
     try {
-      const [list, health] = await Promise.all([api('/v1/models'), api('/v1/health')]);
-      const models = Array.isArray(list?.data) ? list.data : [];
-      if (models.length === 0) {
-        this.modelsEl.replaceChildren(h('p', { class: 'dim' }, 'No model is ready yet: save a provider’s key below.'));
-        return;
-      }
-      this.modelsEl.replaceChildren(h('ul', { class: 'boxed-list', 'aria-label': 'Models' }, models.map((m) =>
-        h('li', { class: 'model-row', dataset: { model: m.id } },
-          h('code', { class: 'model-name' }, m.id),
-          m.owned_by ? h('span', { class: 'dim' }, m.owned_by) : null,
-          h('span', { class: 'spacer' }),
-          m.id === health?.model ? h('span', { class: 'status-chip ok' }, 'Default') : null))));
+      data = await api('/v1/settings/models');
     } catch (error) {
       this.modelsEl.replaceChildren(h('p', { class: 'form-error' }, `Could not load the models: ${error.message}`));
+      return;
     }
+    const choices = Array.isArray(data?.choices) ? data.choices : [];
+    if (choices.length === 0) {
+      this.modelsEl.replaceChildren(h('p', { class: 'dim' }, 'No model is ready yet: save a provider’s key below.'));
+      return;
+    }
+    // The default model, for every new session on every surface; only the
+    // one kept in model_config.json can change here.
+    const pickerId = uid('default-model');
+    const fixed = data.default_source === 'env' || data.default_source === 'config';
+    const picker = h('select', { id: pickerId, class: 'dropdown', disabled: fixed,
+      onchange: () => this.setDefault(picker.value) },
+    data.default ? null : h('option', { value: '', disabled: true }, 'Choose the default model'),
+    choices.map((c) => h('option', { value: c.id }, c.label || c.id)));
+    if (data.default && !choices.some((c) => c.id === data.default)) {
+      picker.prepend(h('option', { value: data.default }, data.default));
+    }
+    picker.value = data.default ?? '';
+    this.modelsEl.replaceChildren(
+      h('div', { class: 'field default-model' }, h('label', { for: pickerId }, 'Default model'), picker,
+        h('p', { class: 'field-hint' }, fixed
+          ? [data.default_source === 'env' ? 'OPENWORKER_MODEL' : 'model in config.toml', ' chooses it; change it there.']
+          : 'New sessions use it, here, in the desktop app and in openworker run.')),
+      h('ul', { class: 'boxed-list', 'aria-label': 'Models' }, choices.map((m) =>
+        h('li', { class: 'model-row', dataset: { model: m.id } },
+          h('code', { class: 'model-name' }, m.id),
+          h('span', { class: 'dim' }, m.label),
+          h('span', { class: 'spacer' }),
+          m.id === data.default ? h('span', { class: 'status-chip ok' }, 'Default') : null))));
+  }
+
+  async setDefault(model) {
+    if (!model) return;
+    try {
+      await api('/v1/settings/model-config', { method: 'POST', body: { model, values: { default: true } } });
+      this.app.toast(`${model} is now the default model.`);
+    } catch (error) {
+      this.app.toast(`Could not set the default model: ${error.message}`, 'error');
+    }
+    await this.loadModels();
   }
 }
+
+const ENDPOINT_SOURCE = {
+  env: (p) => `from ${p.base_url_env || 'the environment'}`,
+  config: () => 'from config.toml',
+};
 
 function stateChip(p) {
   if (p.needs_key === false) return h('span', { class: 'status-chip ok' }, 'No key needed');

@@ -4,7 +4,9 @@ import { api } from './api.js';
 import { h, uid } from './dom.js';
 
 // Resolves with the created session's id, or null when cancelled.
-export async function newSessionDialog() {
+// @reusable(agent, workspace|null, serverFolder) may name an empty session to open
+// instead of creating one.
+export async function newSessionDialog({ reusable = () => null } = {}) {
   const titleId = uid('new-title');
   const folderId = uid('folder');
   const hintId = uid('folder-hint');
@@ -83,6 +85,12 @@ export async function newSessionDialog() {
       }
       create.disabled = true;
       error.textContent = '';
+      const empty = reusable(agent.name, workspace || (agent.requires_folder ? serverFolder : null), serverFolder);
+      if (empty) {
+        result = empty.session_id;
+        dialog.close();
+        return;
+      }
       try {
         const body = { agent: agent.name };
         if (workspace) body.workspace = workspace;

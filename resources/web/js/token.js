@@ -8,10 +8,14 @@
 
 const KEY = 'openworker.token';
 
+// The token in the address bar's fragment (#token=…), or null.
+export function tokenInFragment() {
+  return new URLSearchParams(location.hash.replace(/^#/, '')).get('token');
+}
+
 // Reads a token from the fragment if one is there; returns the stored one.
 export function takeToken() {
-  const fragment = new URLSearchParams(location.hash.replace(/^#/, ''));
-  const fromUrl = fragment.get('token');
+  const fromUrl = tokenInFragment();
   if (fromUrl) {
     sessionStorage.setItem(KEY, fromUrl);
     history.replaceState(null, '', `${location.pathname}${location.search}#/`);

@@ -13,9 +13,9 @@
 // fast model or a long replay costs a handful of Markdown passes, not one
 // per delta.
 
-import { h, fill } from './dom.js';
+import { copyButton, h, fill } from './dom.js';
 import { renderMarkdown } from './markdown.js';
-import { STEP_STATUS, prettyValue, toolPhrase } from './humanize.js';
+import { STEP_STATUS, fileContentView, prettyValue, toolPhrase } from './humanize.js';
 import { askFromEvent, renderAskCard, resolvedText } from './cards.js';
 
 const FOLLOW_SLACK_PX = 48;
@@ -23,12 +23,14 @@ const FOLLOW_SLACK_PX = 48;
 export class Transcript {
   // @scroller: the scrolling element around @root. @onAnswer(ask, answer)
   // → Promise sends a card's answer; @onRetry() asks to re-run after an error.
-  constructor(root, scroller, { sessionId, onAnswer, onRetry }) {
+  // @onStepDone(name, args, status) hears of each finished tool step.
+  constructor(root, scroller, { sessionId, onAnswer, onRetry, onStepDone }) {
     this.root = root;
     this.scroller = scroller;
     this.sessionId = sessionId;
     this.onAnswer = onAnswer;
     this.onRetry = onRetry;
+    this.onStepDone = onStepDone;
     this.steps = new Map();   // call_id → step
     this.cards = new Map();   // call_id → card handle
     this.assistant = null;    // the answer block being streamed
@@ -73,7 +75,10 @@ export class Transcript {
     const blocks = [...this.dirty];
     this.dirty.clear();
     this.follow(() => {
-      for (const block of blocks) fill(block.body, renderMarkdown(block.text));
+      for (const block of blocks) {
+        fill(block.body, renderMarkdown(block.text));
+        addCodeCopyButtons(block.body);
+      }
     });
   }
 
@@ -90,8 +95,11 @@ export class Transcript {
   ensureAssistant() {
     if (this.assistant) return this.assistant;
     const body = h('div', { class: 'markdown' });
-    const el = h('article', { class: 'message assistant', 'aria-label': 'Assistant' }, body);
-    this.assistant = { el, body, text: '' };
+    const block = { body, text: '' };
+    const el = h('article', { class: 'message assistant', 'aria-label': 'Assistant' }, body,
+      h('div', { class: 'message-actions' }, copyButton(() => block.text, 'Copy the answer')));
+    block.el = el;
+    this.assistant = block;
     this.add(el);
     return this.assistant;
   }
@@ -114,6 +122,7 @@ export class Transcript {
     this.settle();
     this.add(h('article', { class: 'message user', 'aria-label': 'You' },
       h('div', { class: 'bubble' }, text),
+      h('div', { class: 'message-actions' }, copyButton(() => text, 'Copy the message')),
       attachments ? h('p', { class: 'attachments' }, `${attachments} attachment${attachments > 1 ? 's' : ''}`) : null));
   }
 
@@ -138,7 +147,9 @@ export class Transcript {
         status),
       body);
     step = { el, status, body, name, args, detail: {} };
-    if (args && Object.keys(args).length) {
+    if (name === 'write_file' && typeof args?.content === 'string') {
+      body.append(h('div', { class: 'step-section' }, h('h4', null, 'Content'), fileContentView(args.path, args.content)));
+    } else if (args && Object.keys(args).length) {
       body.append(h('div', { class: 'step-section' }, h('h4', null, 'Arguments'),
         h('pre', null, h('code', null, prettyValue(args)))));
     }
@@ -155,6 +166,7 @@ export class Transcript {
 
   finishStep(step, data) {
     this.setStep(step, data.status || 'ok');
+    this.onStepDone?.(step.name, step.args, data.status || 'ok');
     const facts = [];
     if (data.reason) facts.push(['Reason', data.reason]);
     if (data.provenance) facts.push(['Decided by', data.provenance]);
@@ -317,6 +329,16 @@ export class Transcript {
         // Events this client does not know yet are not an error.
         break;
     }
+  }
+}
+
+// Each code block of a rendered answer gets its own Copy button, outside
+// the Markdown renderer (which makes only inert text elements).
+function addCodeCopyButtons(body) {
+  for (const pre of body.querySelectorAll('pre')) {
+    const wrap = h('div', { class: 'code-block' });
+    pre.replaceWith(wrap);
+    wrap.append(copyButton(() => pre.textContent, 'Copy code'), pre);
   }
 }
 
