@@ -51,6 +51,7 @@ struct _OwAgent
 
   /* settings */
   char           *bare_model;     /* the model as the wire wants it */
+  char           *cache_key;      /* the session's stable prompt-cache key (a digest of its id) */
   char           *instructions;   /* the system message */
   guint           max_iterations;
   gint64          max_output_tokens;
@@ -188,6 +189,7 @@ ow_agent_finalize (GObject *object)
   g_clear_object (&self->attendant);
   g_clear_pointer (&self->tool_defs, json_array_unref);
   g_free (self->bare_model);
+  g_free (self->cache_key);
   g_free (self->instructions);
   g_free (self->effort);
   g_free (self->provider_order);
@@ -254,6 +256,13 @@ ow_agent_new (OwSession      *session,
   self->session = g_object_ref (session);
   self->provider = g_object_ref (provider);
   self->bare_model = g_strdup (bare_model);
+  /* One key for the whole session, so every call of it lands on the same
+   * cache shard (OpenAI routes by key plus prefix). A digest of the id:
+   * the service needs a stable name, not our session's. */
+  {
+    g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, ow_session_get_id (session), -1);
+    self->cache_key = g_strdup_printf ("ow-%.32s", digest);
+  }
   self->tools = g_object_ref (tools);
   self->executor = g_object_ref (executor);
   self->policy = g_object_ref (policy);
@@ -511,6 +520,7 @@ error_type_of (const GError *error)
       case OW_PROVIDER_ERROR_PROTOCOL: return "ProtocolError";
       case OW_PROVIDER_ERROR_NO_KEY: return "MissingKeyError";
       case OW_PROVIDER_ERROR_UNKNOWN_PROVIDER: return "UnknownProviderError";
+      case OW_PROVIDER_ERROR_REGION: return "UnsupportedRegionError";
       case OW_PROVIDER_ERROR_FAILED:
       default: return "ProviderError";
       }
@@ -979,6 +989,7 @@ call_model (GTask *task)
   req.top_p = agent->top_p;
   req.context_size = agent->context_size;
   req.provider_order = agent->provider_order;
+  req.cache_key = agent->cache_key;
 
   run->call_started_ms = g_get_real_time () / 1000;
   ow_provider_complete_async (agent->provider, &req, on_delta_cb, task, run->cancellable,

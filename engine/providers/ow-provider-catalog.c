@@ -17,6 +17,9 @@
  *    servers max_tokens;
  *  - default_max_tokens (chat): the output limit sent when the request sets
  *    none (32000; 0 sends none, for local servers whose context is small);
+ *  - prompt_cache_key (openai): send the session's stable cache key (Chat
+ *    and Responses); only OpenAI defines the member, so only its entry
+ *    says so (Gemini caches implicitly, Anthropic by cache_control);
  *  - ensure_v1 (llamacpp, vllm): a base URL given without "/v1" gets it;
  *  - provider_routing, reasoning_object, extra_headers (openrouter);
  *  - reasoning_summary (ark): false where the Responses-compatible server

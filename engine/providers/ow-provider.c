@@ -1574,6 +1574,7 @@ ow_provider_error_is_transient (const GError *error)
     case OW_PROVIDER_ERROR_REFUSED:
     case OW_PROVIDER_ERROR_NO_KEY:
     case OW_PROVIDER_ERROR_UNKNOWN_PROVIDER:
+    case OW_PROVIDER_ERROR_REGION:
     default:
       return FALSE;
     }
@@ -1654,25 +1655,50 @@ ow_history_is_outbound (JsonObject *message)
   return role != NULL && !g_str_equal (role, "notice");
 }
 
+/* What the Chat Completions wire defines for each role's message (OpenAI's
+ * published request schema). Anything else the engine keeps on a message
+ * (ts, usage, finish_reason, reasoning, sidecars, whatever a later change
+ * adds) stays home: strict servers (the Responses API, Mistral, older
+ * vLLM) refuse a request with an unknown member. An allowlist, so a new
+ * engine key can never leak out by being forgotten in a deny list. */
+static const struct {
+  const char        *role;
+  const char *const  keys[5];
+} chat_message_keys[] = {
+  { "system",    { "role", "content", "name", NULL } },
+  { "developer", { "role", "content", "name", NULL } },
+  { "user",      { "role", "content", "name", NULL } },
+  { "assistant", { "role", "content", "name", "tool_calls", "refusal" } },
+  { "tool",      { "role", "content", "tool_call_id", NULL } },
+};
+
 JsonObject *
 ow_history_strip_message (JsonObject *message)
 {
-  static const char *const engine_keys[] = { "ts", "source", "reasoning", "usage" };
+  const char *role = ow_json_get_string (message, "role");
   JsonObject *copy = json_object_new ();
-  g_autoptr(GList) names = json_object_get_members (message);
 
-  for (GList *l = names; l != NULL; l = l->next)
+  for (gsize i = 0; i < G_N_ELEMENTS (chat_message_keys); i++)
     {
-      const char *name = l->data;
-      gboolean keep = name[0] != '_';
+      if (g_strcmp0 (role, chat_message_keys[i].role) != 0)
+        continue;
+      for (gsize k = 0; k < G_N_ELEMENTS (chat_message_keys[i].keys); k++)
+        {
+          const char *name = chat_message_keys[i].keys[k];
+          JsonNode *value;
 
-      for (gsize i = 0; keep && i < G_N_ELEMENTS (engine_keys); i++)
-        if (g_str_equal (name, engine_keys[i]))
-          keep = FALSE;
-      if (keep)
-        json_object_set_member (copy, name,
-                                ow_json_deep_copy (json_object_get_member (message, name)));
+          if (name == NULL)
+            break;
+          value = json_object_get_member (message, name);
+          if (value != NULL)
+            json_object_set_member (copy, name, ow_json_deep_copy (value));
+        }
+      return copy;
     }
+  /* A role the wire does not know: its name and content, as text. */
+  json_object_set_string_member (copy, "role", role != NULL ? role : "user");
+  if (json_object_has_member (message, "content"))
+    json_object_set_member (copy, "content", ow_json_deep_copy (json_object_get_member (message, "content")));
   return copy;
 }
 

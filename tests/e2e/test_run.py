@@ -14,6 +14,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import atif_check  # noqa: E402
+import wire_schema  # noqa: E402
 from owtest import OPENWORKER, TEST_KEYS, RunTestCase  # noqa: E402
 
 OPENWORKER_PATH = os.path.abspath(OPENWORKER)
@@ -76,6 +77,10 @@ class WireStyles(RunTestCase):
         reqs = server.requests()
         self.assertEqual(len(reqs), 2)
         self.assertTrue(reqs[0]["path"].endswith(path_suffix), reqs[0]["path"])
+        # Every request carries only what its wire defines (the second one
+        # replays an assistant turn with a tool call and its result).
+        for req in reqs:
+            self.assertEqual(wire_schema.problems(req), [], json.dumps(req["body"])[:2000])
         if auth is not None:
             self.assertEqual(reqs[0]["headers"][auth[0]], auth[1])
         self.assertIn("wrote", json.dumps(reqs[1]["body"]))  # the tool result went back
@@ -177,6 +182,8 @@ class Compaction(RunTestCase):
         self.assertEqual(r.code, 0, r.stderr)
         reqs = server.requests()
         self.assertEqual(len(reqs), 3)
+        for req in reqs:
+            self.assertEqual(wire_schema.problems(req), [], json.dumps(req["body"])[:2000])
         summarizer = json.dumps(reqs[1]["body"])
         self.assertIn("You condense the earlier part", summarizer)
         self.assertIn("[user] Look, then answer", summarizer)
@@ -899,6 +906,136 @@ for _style in ("openai-chat", "openai-responses", "anthropic", "gemini", "ollama
     for _check in ("deep_body", "deep_stream_line", "no_usage", "odd_types", "odd_stream"):
         setattr(HostileReplies, f"test_{_check}_{_style.replace('-', '_')}",
                 lambda self, s=_style, c=_check: getattr(self, "check_" + c)(s))
+
+
+class WireHygiene(RunTestCase):
+    """What goes over the wire besides the messages: prompt caching where the
+    service offers it, the region refusal as its own permanent error, and a
+    lean run_shell result with the full record kept in the event log."""
+
+    SHELL = {"turns": [
+        {"tool_calls": [{"id": "c1", "name": "run_shell", "arguments": {"command": "echo one"}}]},
+        {"tool_calls": [{"id": "c2", "name": "run_shell", "arguments": {"command": "mkdir -p sub && cd sub && false"}}]},
+        {"tool_calls": [{"id": "c3", "name": "run_shell", "arguments": {"command": "true"}}]},
+        {"text": "done"}]}
+
+    def test_openai_prompt_cache_key_is_stable_per_session(self):
+        keys = []
+        for _ in range(2):
+            server = self.server(TWO_TURNS)
+            r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "x"],
+                            openai_env(self, server))
+            self.assertEqual(r.code, 0, r.stderr)
+            reqs = server.requests()
+            self.assertEqual(len(reqs), 2)
+            run_keys = [q["body"].get("prompt_cache_key") for q in reqs]
+            self.assertIsNotNone(run_keys[0])
+            self.assertEqual(run_keys[0], run_keys[1])
+            keys.append(run_keys[0])
+        # Another session, another key; and no session id goes out as such.
+        self.assertNotEqual(keys[0], keys[1])
+
+    def test_compatible_servers_get_no_cache_key(self):
+        # Control: the member is OpenAI's; a strict compatible server would refuse it.
+        model, env_for, _, _ = STYLES["vllm"]
+        server = self.server(TWO_TURNS)
+        r = self.run_ow(["--model", model, "--approval-mode", "bypass-approvals", "--prompt", "x"],
+                        self.env(**env_for(server.url)))
+        self.assertEqual(r.code, 0, r.stderr)
+        for q in server.requests():
+            self.assertNotIn("prompt_cache_key", q["body"])
+            self.assertEqual(wire_schema.problems(q), [])
+
+    def test_anthropic_breakpoints(self):
+        model, env_for, _, _ = STYLES["anthropic"]
+        server = self.server(self.SHELL)
+        r = self.run_ow(["--model", model, "--approval-mode", "bypass-approvals", "--prompt", "x"],
+                        self.env(**env_for(server.url)))
+        self.assertEqual(r.code, 0, r.stderr)
+        last = server.requests()[-1]["body"]
+        self.assertIn("cache_control", last["system"][-1])
+        self.assertIn("cache_control", last["tools"][-1])
+        self.assertNotIn("cache_control", last["tools"][0])
+        self.assertIn("cache_control", last["messages"][-1]["content"][-1])
+        # The rolling point: where the previous request ended.
+        self.assertIn("cache_control", last["messages"][-3]["content"][-1])
+        self.assertEqual(json.dumps(last).count('"cache_control"'), 4)
+
+    def test_region_refusal_is_permanent_mid_stream(self):
+        server = self.server({"turns": [
+            {"text": "Starting", "error": {"kind": "permission", "in_stream": True}},
+            {"text": "never served"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "x"], openai_env(self, server))
+        self.assertEqual(r.code, 3, r.stderr)
+        self.assertEqual(len(server.requests()), 1)  # not retried
+        self.assertIn("country or region", r.stderr)
+        self.assertNotIn("set a valid key", r.stderr.lower())
+        self.assertNotIn("retry 1/2", r.stderr)
+
+    def test_in_stream_failure_still_retried(self):
+        # Control: the same stream failing as an overload is retried.
+        server = self.server({"turns": [
+            {"text": "Starting", "error": {"kind": "overloaded", "in_stream": True}},
+            {"text": "recovered"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "x"], openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertEqual(len(server.requests()), 2)
+
+
+class WireSchemaSelfTest(unittest.TestCase):
+    """The request schemas must be able to fail: a good body of each wire
+    passes, and the same body with one member the wire does not define on a
+    message (the finish_reason we used to send, among others) fails."""
+
+    CALL = {"id": "call_1", "type": "function", "function": {"name": "run_shell", "arguments": "{}"}}
+    GOOD = {
+        "/v1/chat/completions": {"model": "m", "stream": True, "messages": [
+            {"role": "system", "content": "s"}, {"role": "user", "content": "u"},
+            {"role": "assistant", "content": "", "tool_calls": [CALL]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "ok"}]},
+        "/v1/responses": {"model": "m", "input": [
+            {"role": "user", "content": "u"},
+            {"type": "function_call", "call_id": "call_1", "name": "run_shell", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "call_1", "output": "ok"}]},
+        "/v1/messages": {"model": "m", "max_tokens": 10, "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "u"}]},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "run_shell", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}]},
+        "/v1beta/models/g:streamGenerateContent": {"contents": [
+            {"role": "user", "parts": [{"text": "u"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "run_shell", "args": {}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "run_shell", "response": {"r": "ok"}}}]}]},
+        "/api/chat": {"model": "m", "messages": [
+            {"role": "user", "content": "u"},
+            {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "run_shell", "arguments": {}}}]},
+            {"role": "tool", "tool_name": "run_shell", "content": "ok"}]},
+    }
+
+    def request(self, path, body):
+        return {"method": "POST", "path": path, "body": body}
+
+    def test_good_passes(self):
+        for path, body in self.GOOD.items():
+            self.assertEqual(wire_schema.problems(self.request(path, body)), [], path)
+
+    def test_unknown_members_fail(self):
+        for path, body in self.GOOD.items():
+            key = "contents" if "contents" in body else "input" if "input" in body else "messages"
+            for i in range(len(body[key])):
+                for extra in ({"finish_reason": "tool_calls"}, {"ts": 1}, {"_openai": {}}):
+                    bad = json.loads(json.dumps(body))
+                    bad[key][i].update(extra)
+                    self.assertNotEqual(wire_schema.problems(self.request(path, bad)), [], (path, i, extra))
+            bad = dict(body, unknown_member=1)
+            self.assertNotEqual(wire_schema.problems(self.request(path, bad)), [], path)
+
+    def test_chat_tool_arguments_are_text(self):
+        bad = json.loads(json.dumps(self.GOOD["/v1/chat/completions"]))
+        bad["messages"][2]["tool_calls"][0]["function"]["arguments"] = {}
+        self.assertNotEqual(wire_schema.problems(self.request("/v1/chat/completions", bad)), [])
+
+    def test_unknown_route_is_a_problem(self):
+        self.assertNotEqual(wire_schema.problems(self.request("/v2/elsewhere", {})), [])
 
 
 class AtifCheckSelfTest(unittest.TestCase):
