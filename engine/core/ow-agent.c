@@ -28,6 +28,7 @@
 #include "ow-redact.h"
 #include "store/ow-config.h"
 #include "store/ow-paths.h"
+#include "tools/ow-shell-result.h"
 
 static const double default_delays[] = { 2, 5, 10, 30, 60, 120, 240, 300, 300 };
 
@@ -110,6 +111,7 @@ typedef struct {
   OwTool        *cur_tool;       /* borrowed from the registry */
   JsonObject    *cur_args;       /* owned */
   char          *cur_provenance; /* owned */
+  char          *cur_record;     /* owned: the tool's full result when the model gets a leaner one, else NULL */
   OwDecision     decision;       /* the policy's decision on the current call */
   guint64        review_generation; /* policy generation when the review started */
   char          *review_mode;    /* the mode when the review started */
@@ -135,6 +137,7 @@ run_free (Run *run)
   g_clear_pointer (&run->calls, g_ptr_array_unref);
   g_clear_pointer (&run->cur_args, json_object_unref);
   g_clear_pointer (&run->cur_provenance, g_free);
+  g_clear_pointer (&run->cur_record, g_free);
   ow_decision_clear (&run->decision);
   g_free (run->review_mode);
   g_free (run->site);
@@ -1279,12 +1282,21 @@ complete_call (GTask *task, OwToolStatus status, const char *result_text, const 
     }
   json_object_unref (msg);
 
-  preview = preview_of (result_text);
+  /* The event log keeps the full record; the model got the lean text. */
+  preview = preview_of (run->cur_record != NULL ? run->cur_record : result_text);
   data = json_object_new ();
   json_object_set_string_member (data, "name", call->name);
   json_object_set_string_member (data, "call_id", call->id);
   json_object_set_string_member (data, "status", ow_tool_status_to_string (status));
   json_object_set_string_member (data, "result_preview", preview);
+  if (run->cur_record != NULL)
+    {
+      g_autofree char *safe_record = ow_redact_registered (run->cur_record);
+      JsonObject *record = ow_json_object_from_string (safe_record, -1, NULL);
+
+      if (record != NULL)
+        json_object_set_object_member (data, "result", record);
+    }
   if (reason != NULL)
     json_object_set_string_member (data, "reason", reason);
   if (run->cur_provenance != NULL)
@@ -1299,6 +1311,7 @@ complete_call (GTask *task, OwToolStatus status, const char *result_text, const 
     run->interrupted = TRUE;
   g_clear_pointer (&run->cur_args, json_object_unref);
   g_clear_pointer (&run->cur_provenance, g_free);
+  g_clear_pointer (&run->cur_record, g_free);
   run->cur_tool = NULL;
   run->call_index++;
   next_call (task);
@@ -1366,8 +1379,20 @@ on_tool_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   else
     {
       if (g_str_equal (current_call (run)->name, "run_shell"))
-        note_shell_effects (run, r->text);
-      complete_call (task, r->status, r->text, NULL);
+        {
+          OwAgent *agent = run->agent;
+          g_autofree char *before = g_strdup (agent->shell_cwd != NULL ? agent->shell_cwd
+                                              : ow_session_get_workspace (agent->session));
+          g_autofree char *lean = NULL;
+
+          note_shell_effects (run, r->text);
+          lean = ow_shell_result_for_model (r->text, before);
+          g_free (run->cur_record);
+          run->cur_record = g_strdup (r->text);
+          complete_call (task, r->status, lean, NULL);
+        }
+      else
+        complete_call (task, r->status, r->text, NULL);
     }
   g_object_unref (task);
 }

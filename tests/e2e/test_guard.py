@@ -45,7 +45,12 @@ class GuardRun(RunTestCase):
         super().tearDown()
 
     def results(self, r):
-        return {m["tool_call_id"]: json.loads(m["content"]) for m in r.json("messages.json") if m.get("role") == "tool"}
+        # The model gets a lean text for a command that ran; the event log
+        # keeps its full record. A refused call's result is the JSON refusal.
+        records = {e["data"]["call_id"]: e["data"]["result"] for e in r.lines("events.jsonl")
+                   if e["type"] == "tool_finished" and "result" in e["data"]}
+        return {m["tool_call_id"]: records.get(m["tool_call_id"]) or json.loads(m["content"])
+                for m in r.json("messages.json") if m.get("role") == "tool"}
 
     def test_parser_invisible_attempts_are_refused_by_the_kernel(self):
         o, w = self.outside, self.ws

@@ -551,7 +551,8 @@ class Results(RunTestCase):
         self.assertEqual(r.code, 0, r.stderr)
         spilled = os.path.join(self.out, "tool-output", "big1.txt")
         with open(spilled) as f:
-            self.assertIn("4999\\n5000", f.read())
+            # The spill holds what the model would have read: the output as text.
+            self.assertIn("4999\n5000", f.read())
         sent = json.dumps(server.requests()[1]["body"])
         self.assertIn(spilled, sent)
         self.assertNotIn("4999", sent)
@@ -980,6 +981,30 @@ class WireHygiene(RunTestCase):
         r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "x"], openai_env(self, server))
         self.assertEqual(r.code, 0, r.stderr)
         self.assertEqual(len(server.requests()), 2)
+
+    def test_shell_result_is_lean_and_the_record_whole(self):
+        server = self.server(self.SHELL)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "x"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        tool = {m["tool_call_id"]: m["content"] for m in r.json("messages.json") if m["role"] == "tool"}
+        sub = os.path.join(os.path.realpath(self.ws), "sub")
+        self.assertEqual(tool["c1"], "one")
+        self.assertEqual(tool["c2"], f"[exit code 1]\n[now in {sub}]")
+        self.assertEqual(tool["c3"], "(no output)")  # same folder, exit 0: nothing else to say
+        # What the model was sent is that text, not the record.
+        sent = json.dumps(server.requests()[-1]["body"]["messages"])
+        for word in ("timed_out", "truncated", '\\"cwd\\"', "mkdir -p sub && cd sub && false\\\", \\\"cwd"):
+            self.assertNotIn(word, sent)
+        # The event log keeps everything.
+        finished = {e["data"]["call_id"]: e["data"] for e in r.lines("events.jsonl") if e["type"] == "tool_finished"}
+        rec = finished["c2"]["result"]
+        self.assertEqual(rec["command"], "mkdir -p sub && cd sub && false")
+        self.assertEqual(rec["cwd"], sub)
+        self.assertEqual(rec["exit_code"], 1)
+        self.assertIs(rec["timed_out"], False)
+        self.assertIs(rec["truncated"], False)
+        self.assertEqual(finished["c1"]["result"]["output"], "one\n")
 
 
 class WireSchemaSelfTest(unittest.TestCase):
