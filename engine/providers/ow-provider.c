@@ -36,6 +36,7 @@
 #include "net/ow-ndjson-parser.h"
 #include "net/ow-sse-parser.h"
 #include "ow-error.h"
+#include "providers/ow-tool-salvage.h"
 #include "ow-redact.h"
 
 /* At most this many parameter-fix resends per call: each fixes one thing
@@ -511,6 +512,34 @@ duplicate_call_id (OwTurn *turn)
   return NULL;
 }
 
+/* A local model served without a tool-call parser writes its calls into
+ * the text (see ow-tool-salvage.c). Only on the wires local models are
+ * served on (Chat Completions: llama.cpp, vLLM, LM Studio; Ollama's own):
+ * the cloud wires have structured calls, and there a model quoting the
+ * markup is only quoting it. A reply cut at the length limit is not
+ * salvaged either: its last call may be half written. */
+static void
+salvage_text_calls (OwProviderCall *call,
+                    OwTurn         *turn)
+{
+  OwWireStyle wire = ow_provider_get_wire_style (call->provider);
+  g_autoptr(GPtrArray) found = NULL;
+  g_autofree char *rest = NULL;
+
+  if (turn->tool_calls->len > 0 || turn->text->len == 0 || call->req.tools == NULL
+      || (wire != OW_WIRE_OPENAI_CHAT && wire != OW_WIRE_OLLAMA)
+      || g_strcmp0 (turn->finish_reason, "length") == 0)
+    return;
+  found = ow_tool_salvage (turn->text->str, call->req.tools, &rest);
+  if (found == NULL)
+    return;
+  g_debug ("salvaged %u tool call(s) written as text", found->len);
+  for (guint i = 0; i < found->len; i++)
+    g_ptr_array_add (turn->tool_calls, g_steal_pointer (&g_ptr_array_index (found, i)));
+  g_ptr_array_set_free_func (found, NULL);
+  g_string_assign (turn->text, rest);
+}
+
 /* Final checks shared by streamed and whole replies: a finish reason is
  * always set, and a reply with nothing in it is an error. */
 static OwTurn *
@@ -523,6 +552,7 @@ call_conclude (OwProviderCall  *call,
   const char *duplicate = duplicate_call_id (turn);
   gboolean empty;
 
+  salvage_text_calls (call, turn);
   if (turn->tool_calls->len > 0
       && (turn->finish_reason == NULL || g_str_equal (turn->finish_reason, "stop")))
     {

@@ -1007,6 +1007,54 @@ class WireHygiene(RunTestCase):
         self.assertEqual(finished["c1"]["result"]["output"], "one\n")
 
 
+class ToolSalvage(RunTestCase):
+    """A local model that writes its tool call as text gets it run, only for
+    an offered tool and never from a code block; the cloud wires, which have
+    structured calls, are left alone."""
+
+    def run_text_reply(self, style, text):
+        model, env_for, _, _ = STYLES[style]
+        server = self.server({"turns": [{"text": text}, {"text": "finished"}]})
+        r = self.run_ow(["--model", model, "--approval-mode", "bypass-approvals", "--prompt", "make it"],
+                        self.env(**env_for(server.url)))
+        self.assertEqual(r.code, 0, r.stderr)
+        return r, server.requests()
+
+    def test_local_wires_salvage_offered_calls(self):
+        for style, text in (
+                ("ollama", '<tool_call>\n{"name": "run_shell", "arguments": {"command": "echo hi > made.txt"}}\n</tool_call>'),
+                ("vllm", "Making it.\n<function=run_shell>\n<parameter=command>\necho hi > made.txt\n</parameter>\n"
+                         "</function>"),
+                ("openai-chat", '{"name": "run_shell", "arguments": {"command": "echo hi > made.txt"}}')):
+            made = os.path.join(self.ws, "made.txt")
+            if os.path.exists(made):
+                os.unlink(made)
+            r, reqs = self.run_text_reply(style, text)
+            self.assertTrue(os.path.exists(made), style)
+            self.assertEqual(len(reqs), 2, style)
+            # The history holds a real call, answered on the wire's own terms.
+            self.assertEqual(wire_schema.problems(reqs[1]), [], style)
+            assistant = [m for m in r.json("messages.json") if m["role"] == "assistant"][0]
+            self.assertEqual(assistant["tool_calls"][0]["function"]["name"], "run_shell", style)
+            self.assertNotIn("<tool_call>", assistant["content"])
+            self.assertNotIn("<function=", assistant["content"])
+
+    def test_unoffered_and_example_calls_stay_text(self):
+        for text in ('<tool_call>{"name": "format_disk", "arguments": {}}</tool_call>',
+                     'To run it yourself:\n```\n<tool_call>{"name": "run_shell", "arguments": '
+                     '{"command": "echo hi > made.txt"}}</tool_call>\n```'):
+            r, reqs = self.run_text_reply("ollama", text)
+            self.assertFalse(os.path.exists(os.path.join(self.ws, "made.txt")), text)
+            self.assertEqual(len(reqs), 1, text)  # the reply was the answer
+            self.assertEqual(r.json("summary.json")["tool_calls"], 0)
+
+    def test_cloud_wires_are_left_alone(self):
+        r, reqs = self.run_text_reply(
+            "anthropic", '<tool_call>{"name": "run_shell", "arguments": {"command": "echo hi > made.txt"}}</tool_call>')
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "made.txt")))
+        self.assertEqual(len(reqs), 1)
+
+
 class WireSchemaSelfTest(unittest.TestCase):
     """The request schemas must be able to fail: a good body of each wire
     passes, and the same body with one member the wire does not define on a
