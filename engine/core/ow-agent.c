@@ -21,8 +21,10 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/ow-outbound.h"
 #include "core/ow-tool-args.h"
 #include "policy/ow-safety.h"
+#include "providers/ow-provider-catalog.h"
 #include "core/ow-usage.h"
 #include "ow-error.h"
 #include "ow-redact.h"
@@ -53,6 +55,7 @@ struct _OwAgent
   /* settings */
   char           *bare_model;     /* the model as the wire wants it */
   char           *cache_key;      /* the session's stable prompt-cache key (a digest of its id) */
+  gboolean        vision;         /* the model reads images and PDFs (the catalog's "vision") */
   char           *instructions;   /* the system message */
   guint           max_iterations;
   gint64          max_output_tokens;
@@ -266,6 +269,8 @@ ow_agent_new (OwSession      *session,
     g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, ow_session_get_id (session), -1);
     self->cache_key = g_strdup_printf ("ow-%.32s", digest);
   }
+  self->vision = ow_provider_entry_model_has_vision (ow_provider_catalog_lookup (ow_provider_get_id (provider)),
+                                                     bare_model);
   self->tools = g_object_ref (tools);
   self->executor = g_object_ref (executor);
   self->policy = g_object_ref (policy);
@@ -977,7 +982,8 @@ call_model (GTask *task)
   Run *run = run_of (task);
   OwAgent *agent = run->agent;
   g_autoptr(JsonArray) history = ow_session_dup_history (agent->session);
-  g_autoptr(JsonArray) outbound = ow_compaction_outbound (history, ow_session_get_compaction (agent->session));
+  g_autoptr(JsonArray) compacted = ow_compaction_outbound (history, ow_session_get_compaction (agent->session));
+  g_autoptr(JsonArray) outbound = ow_outbound_for_model (compacted, agent->vision);
   OwModelRequest req;
 
   ow_model_request_init (&req);
