@@ -1055,6 +1055,65 @@ class ToolSalvage(RunTestCase):
         self.assertEqual(len(reqs), 1)
 
 
+class ReadsAtOnce(RunTestCase):
+    """Low-risk reads of one reply run at once; everything else in order, and
+    the results go back in the order the model asked. The overlap is proved
+    by the calls themselves, not by a clock: a stand-in git makes `status`
+    and `log` each wait until the other has started, which can only happen
+    when both run together (run one after the other, the first gives up
+    after its bound and says so)."""
+
+    FAKE_GIT = """#!/bin/sh
+me=other; peer=other
+# Only the tools' own calls coordinate (the system prompt's git lines use
+# other options and get nothing).
+case " $* " in
+  *" status --short --branch "*) me=status; peer=log ;;
+  *" --date=short "*) me=log; peer=status ;;
+  *) exit 0 ;;
+esac
+touch "$PWD/.started-$me"
+i=0
+while [ ! -e "$PWD/.started-$peer" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+if [ -e "$PWD/.started-$peer" ]; then said="$me saw $peer running"; else said="$me ran alone"; fi
+if [ $me = log ]; then printf 'abc1234\\037A\\0372026-01-01\\037%s\\n' "$said"; else echo "## $said"; fi
+"""
+
+    def test_reads_overlap_and_results_keep_their_order(self):
+        bindir = os.path.join(self.tmp, "bin")
+        os.makedirs(bindir)
+        git = os.path.join(bindir, "git")
+        with open(git, "w") as f:
+            f.write(self.FAKE_GIT)
+        os.chmod(git, 0o755)
+        # The git tools are offered in a repository.
+        subprocess.run(["git", "init", "-q", self.ws], check=True)
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "r1", "name": "git_status", "arguments": {}},
+                            {"id": "r2", "name": "git_log", "arguments": {}},
+                            {"id": "w1", "name": "write_file", "arguments": {"path": "n.txt", "content": "new"}},
+                            {"id": "r3", "name": "read_file", "arguments": {"path": "n.txt"}}]},
+            {"text": "done"}]})
+        env = openai_env(self, server)
+        env["PATH"] = bindir + os.pathsep + env.get("PATH", "/usr/bin:/bin")
+        r = self.run_ow(["--model", "openai:gpt-4o", "--coworker", "code", "--approval-mode", "bypass-approvals",
+                         "--prompt", "x"], env)
+        self.assertEqual(r.code, 0, r.stderr)
+        tool = [m for m in r.json("messages.json") if m["role"] == "tool"]
+        self.assertEqual([m["tool_call_id"] for m in tool], ["r1", "r2", "w1", "r3"])
+        self.assertIn("status saw log running", tool[0]["content"])
+        self.assertIn("log saw status running", tool[1]["content"])
+        # The read after the write is not started ahead of it: it sees the file.
+        self.assertIn("new", tool[3]["content"])
+        # Every surface sees each call's events in the order it was asked.
+        events = [(e["type"], e["data"]["call_id"]) for e in r.lines("events.jsonl")
+                  if e["type"] in ("tool_started", "tool_finished")]
+        self.assertEqual(events, [("tool_started", "r1"), ("tool_finished", "r1"), ("tool_started", "r2"),
+                                  ("tool_finished", "r2"), ("tool_started", "w1"), ("tool_finished", "w1"),
+                                  ("tool_started", "r3"), ("tool_finished", "r3")])
+        self.assertEqual(wire_schema.problems(server.requests()[1]), [])
+
+
 class WireSchemaSelfTest(unittest.TestCase):
     """The request schemas must be able to fail: a good body of each wire
     passes, and the same body with one member the wire does not define on a
