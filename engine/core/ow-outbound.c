@@ -22,6 +22,7 @@
 #include <poppler.h>
 #include <string.h>
 
+#include "core/ow-message.h"
 #include "ow-json.h"
 
 /* Enough of a PDF for a model to work with; a longer one is cut. */
@@ -77,16 +78,6 @@ ow_outbound_pdf_text (const char *data_url)
   return g_string_free (text, FALSE);
 }
 
-static JsonObject *
-text_part (const char *text)
-{
-  JsonObject *part = json_object_new ();
-
-  json_object_set_string_member (part, "type", "text");
-  json_object_set_string_member (part, "text", text);
-  return part;
-}
-
 /* A part the model can read in place of an image or PDF part, or NULL to
  * keep @part as it is. */
 static JsonObject *
@@ -95,7 +86,7 @@ readable_part (JsonObject *part)
   const char *type = ow_json_get_string (part, "type");
 
   if (g_strcmp0 (type, "image_url") == 0)
-    return text_part (OW_OUTBOUND_IMAGE_PLACEHOLDER);
+    return ow_message_json_text_part (OW_OUTBOUND_IMAGE_PLACEHOLDER);
   if (g_strcmp0 (type, "file") == 0)
     {
       JsonObject *file = ow_json_get_object (part, "file");
@@ -111,7 +102,7 @@ readable_part (JsonObject *part)
         text = g_strdup_printf ("[PDF %s, as text]\n%s", name != NULL ? name : "attachment", extracted);
       else
         text = g_strdup_printf ("[PDF %s — not readable by this model]", name != NULL ? name : "attachment");
-      return text_part (text);
+      return ow_message_json_text_part (text);
     }
   return NULL;
 }
@@ -161,7 +152,7 @@ with_line_first (JsonObject *message,
       JsonArray *parts = json_node_get_array (content);
       JsonArray *out = json_array_new ();
 
-      json_array_add_object_element (out, text_part (bracketed));
+      json_array_add_object_element (out, ow_message_json_text_part (bracketed));
       for (guint i = 0; i < json_array_get_length (parts); i++)
         json_array_add_element (out, ow_json_deep_copy (json_array_get_element (parts, i)));
       json_object_set_array_member (copy, "content", out);
