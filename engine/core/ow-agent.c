@@ -934,6 +934,16 @@ on_model_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
           g_autoptr(JsonObject) parsed = ow_tool_args_parse (c->arguments, -1, NULL);
           g_autofree char *args = parsed != NULL ? g_strdup (c->arguments) : ow_tool_args_history_raw (c->arguments);
 
+          /* A call without a name (a mangled reply) is answered as an
+           * unknown tool, but history must stay sendable: every wire
+           * refuses a tool_use / function_call with an empty name, which
+           * would break the session at its next request. */
+          if (c->name == NULL || c->name[0] == '\0')
+            {
+              g_free (c->name);
+              c->name = g_strdup ("unnamed_tool");
+            }
+
           json_object_set_string_member (fn, "name", c->name);
           json_object_set_string_member (fn, "arguments", args);
           json_object_set_string_member (tc, "id", c->id);
