@@ -1471,7 +1471,13 @@ on_tool_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
  * the same sequence; only the work overlaps. Medium-risk calls (writes,
  * commands, the web) never start ahead: a read after a write must see it.
  * Only with the in-process executor, which runs each call on a thread of
- * its own; a sandbox's runner takes one request at a time. */
+ * its own; a sandbox's runner takes one request at a time.
+ *
+ * A call's own turn still decides: should the policy refuse it by then (a
+ * person added a deny rule mid-reply), its early result is dropped unseen;
+ * only a low-risk read the policy allowed a moment before ever starts
+ * early, so nothing is done that the session was not already allowed to
+ * do. web_fetch is left out: it can ask for a site mid-call. */
 
 static void policy_decide (Run *run, OwToolCall *call, OwTool *tool, JsonObject *args, OwDecision *out);
 
