@@ -9,6 +9,12 @@ openworker process, and the time from starting it to the first model
 request arriving at the server. Per-step overhead is
 (wall@100 - wall@20) / 80, and the same for CPU.
 
+It also weighs what goes to the model (the Content-Length of each request
+the server recorded): the total sent over the run, and what each step adds
+to the prompt, (last request - first request) / N: the step's assistant
+message with its tool call plus the tool result the model reads on every
+later call.
+
 The baseline, measured in this same process run, is the irreducible work of
 the task: the same N+1 HTTP requests on one keep-alive connection to the same
 server, and the same N `echo` commands through one persistent bash.
@@ -86,7 +92,9 @@ def run_openworker(exe, server_exe, measure, n, tmp):
     if lines != [f"step-{k}" for k in range(1, n + 1)]:
         sys.exit(f"steps.txt is wrong for N={n}")
     first = (reqs[0]["received_at_us"] - m["start_us"]) / 1e6
-    return {"wall": m["wall"], "cpu": m["user"] + m["sys"], "rss_kib": m["maxrss_kib"], "first_request": first}
+    sizes = [int(r["headers"]["content-length"]) for r in reqs if r["method"] == "POST"]
+    return {"wall": m["wall"], "cpu": m["user"] + m["sys"], "rss_kib": m["maxrss_kib"], "first_request": first,
+            "sent_bytes": sum(sizes), "step_bytes": (sizes[-1] - sizes[0]) / n}
 
 
 def run_baseline(server_exe, n, tmp):
@@ -165,8 +173,12 @@ def main():
           f"(baseline {base_wall * 1e3:.2f} ms wall, {base_cpu * 1e3:.2f} ms CPU; "
           f"ratio {step_wall / base_wall:.2f}x wall, {step_cpu / base_cpu:.2f}x CPU)")
     print(f"peak RSS: {rss:.2f} MiB; time to the first model request: {first:.1f} ms")
+    print(f"sent to the model at N=100: {median(results[100], 'sent_bytes') / 1e6:.2f} MB in 101 requests; "
+          f"each step adds {median(results[100], 'step_bytes'):.0f} bytes to the prompt "
+          f"(issue #10 measured Claude Code 361, Codex CLI 441)")
     goals = [("per-step wall <= 5 ms", step_wall * 1e3 <= 5), ("per-step CPU <= 2.5 ms", step_cpu * 1e3 <= 2.5),
-             ("peak RSS <= 15 MiB", rss <= 15), ("first request <= 20 ms", first <= 20)]
+             ("peak RSS <= 15 MiB", rss <= 15), ("first request <= 20 ms", first <= 20),
+             ("<= 300 bytes a step", median(results[100], "step_bytes") <= 300)]
     print("goals: " + ", ".join(f"{g} {'met' if ok else 'MISSED'}" for g, ok in goals))
     print("peers on the same task (issue #2): Codex CLI 0.169 ≈ 49 ms and 28 ms CPU per step, 147 MB, 0.2 s; "
           "Claude Code 2.1 ≈ 70 ms and 34 ms CPU per step, 265–300 MB, 0.3 s")

@@ -51,6 +51,7 @@ typedef enum {
   OW_PROVIDER_ERROR_PROTOCOL,         /* the server spoke something we cannot parse: transient */
   OW_PROVIDER_ERROR_NO_KEY,           /* no key configured: permanent */
   OW_PROVIDER_ERROR_UNKNOWN_PROVIDER, /* model id names no known provider: permanent */
+  OW_PROVIDER_ERROR_REGION,           /* the service refuses this country or region: permanent */
 } OwProviderError;
 
 typedef enum {

@@ -22,14 +22,18 @@
 #include <string.h>
 
 #include "core/ow-file-changes.h"
+#include "core/ow-outbound.h"
 #include "core/ow-tool-args.h"
 #include "policy/ow-readonly.h"
 #include "policy/ow-safety.h"
+#include "providers/ow-provider-catalog.h"
 #include "core/ow-usage.h"
 #include "ow-error.h"
 #include "ow-redact.h"
+#include "sandbox/ow-session-sandbox.h"
 #include "store/ow-config.h"
 #include "store/ow-paths.h"
+#include "tools/ow-shell-result.h"
 
 static const double default_delays[] = { 2, 5, 10, 30, 60, 120, 240, 300, 300 };
 
@@ -53,6 +57,8 @@ struct _OwAgent
 
   /* settings */
   char           *bare_model;     /* the model as the wire wants it */
+  char           *cache_key;      /* the session's stable prompt-cache key (a digest of its id) */
+  gboolean        vision;         /* the model reads images and PDFs (the catalog's "vision") */
   char           *instructions;   /* the system message */
   guint           max_iterations;
   gint64          max_output_tokens;
@@ -113,6 +119,8 @@ typedef struct _Run {
   OwTool        *cur_tool;       /* borrowed from the registry */
   JsonObject    *cur_args;       /* owned */
   char          *cur_provenance; /* owned */
+  char          *cur_record;     /* owned: the tool's full result when the model gets a leaner one, else NULL */
+  GHashTable    *ahead;          /* call id → Ahead*: read-only calls of this reply started before their turn */
   OwDecision     decision;       /* the policy's decision on the current call */
   guint64        review_generation; /* policy generation when the review started */
   char          *review_mode;    /* the mode when the review started */
@@ -132,6 +140,35 @@ typedef struct _Run {
   OwRedactStream *delta_streams[2];
 } Run;
 
+/* A read-only call of the current reply started before its turn, so that
+ * several reads run at once (see start_ahead()). Shared by the run's table
+ * and the call in flight. */
+typedef struct {
+  gint          refs;
+  gboolean      done;     /* the call finished: @result or @error is set */
+  OwToolResult *result;
+  GError       *error;
+  GTask        *waiting;  /* owned: the run, when the call's turn came before it finished */
+} Ahead;
+
+static Ahead *
+ahead_ref (Ahead *ahead)
+{
+  ahead->refs++;
+  return ahead;
+}
+
+static void
+ahead_unref (Ahead *ahead)
+{
+  if (--ahead->refs > 0)
+    return;
+  g_clear_pointer (&ahead->result, ow_tool_result_free);
+  g_clear_error (&ahead->error);
+  g_clear_object (&ahead->waiting);
+  g_free (ahead);
+}
+
 static void
 run_free (Run *run)
 {
@@ -140,6 +177,8 @@ run_free (Run *run)
   g_clear_pointer (&run->calls, g_ptr_array_unref);
   g_clear_pointer (&run->cur_args, json_object_unref);
   g_clear_pointer (&run->cur_provenance, g_free);
+  g_clear_pointer (&run->cur_record, g_free);
+  g_clear_pointer (&run->ahead, g_hash_table_unref);
   ow_decision_clear (&run->decision);
   g_free (run->review_mode);
   g_free (run->site);
@@ -201,6 +240,7 @@ ow_agent_finalize (GObject *object)
   g_clear_object (&self->attendant);
   g_clear_pointer (&self->tool_defs, json_array_unref);
   g_free (self->bare_model);
+  g_free (self->cache_key);
   g_free (self->instructions);
   g_free (self->effort);
   g_free (self->provider_order);
@@ -267,6 +307,15 @@ ow_agent_new (OwSession      *session,
   self->session = g_object_ref (session);
   self->provider = g_object_ref (provider);
   self->bare_model = g_strdup (bare_model);
+  /* One key for the whole session, so every call of it lands on the same
+   * cache shard (OpenAI routes by key plus prefix). A digest of the id:
+   * the service needs a stable name, not our session's. */
+  {
+    g_autofree char *digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, ow_session_get_id (session), -1);
+    self->cache_key = g_strdup_printf ("ow-%.32s", digest);
+  }
+  self->vision = ow_provider_entry_model_has_vision (ow_provider_catalog_lookup (ow_provider_get_id (provider)),
+                                                     bare_model);
   self->tools = g_object_ref (tools);
   self->executor = g_object_ref (executor);
   self->policy = g_object_ref (policy);
@@ -549,6 +598,7 @@ error_type_of (const GError *error)
       case OW_PROVIDER_ERROR_PROTOCOL: return "ProtocolError";
       case OW_PROVIDER_ERROR_NO_KEY: return "MissingKeyError";
       case OW_PROVIDER_ERROR_UNKNOWN_PROVIDER: return "UnknownProviderError";
+      case OW_PROVIDER_ERROR_REGION: return "UnsupportedRegionError";
       case OW_PROVIDER_ERROR_FAILED:
       default: return "ProviderError";
       }
@@ -922,6 +972,16 @@ on_model_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
           g_autoptr(JsonObject) parsed = ow_tool_args_parse (c->arguments, -1, NULL);
           g_autofree char *args = parsed != NULL ? g_strdup (c->arguments) : ow_tool_args_history_raw (c->arguments);
 
+          /* A call without a name (a mangled reply) is answered as an
+           * unknown tool, but history must stay sendable: every wire
+           * refuses a tool_use / function_call with an empty name, which
+           * would break the session at its next request. */
+          if (c->name == NULL || c->name[0] == '\0')
+            {
+              g_free (c->name);
+              c->name = g_strdup ("unnamed_tool");
+            }
+
           json_object_set_string_member (fn, "name", c->name);
           json_object_set_string_member (fn, "arguments", args);
           json_object_set_string_member (tc, "id", c->id);
@@ -984,6 +1044,7 @@ on_model_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     }
 
   run->length_strikes = 0;
+  g_hash_table_remove_all (run->ahead);
   g_clear_pointer (&run->calls, g_ptr_array_unref);
   run->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_tool_call_free);
   for (guint i = 0; i < turn->tool_calls->len; i++)
@@ -1002,7 +1063,8 @@ call_model (GTask *task)
   Run *run = run_of (task);
   OwAgent *agent = run->agent;
   g_autoptr(JsonArray) history = ow_session_dup_history (agent->session);
-  g_autoptr(JsonArray) outbound = ow_compaction_outbound (history, ow_session_get_compaction (agent->session));
+  g_autoptr(JsonArray) compacted = ow_compaction_outbound (history, ow_session_get_compaction (agent->session));
+  g_autoptr(JsonArray) outbound = ow_outbound_for_model (compacted, agent->vision);
   OwModelRequest req;
 
   ow_model_request_init (&req);
@@ -1017,6 +1079,7 @@ call_model (GTask *task)
   req.top_p = agent->top_p;
   req.context_size = agent->context_size;
   req.provider_order = agent->provider_order;
+  req.cache_key = agent->cache_key;
 
   run->call_started_ms = g_get_real_time () / 1000;
   ow_provider_complete_async (agent->provider, &req, on_delta_cb, task, run->cancellable,
@@ -1375,12 +1438,21 @@ complete_call (GTask *task, OwToolStatus status, const char *result_text, const 
    * resumed turn will not look for it again. */
   ow_attendant_end_run (agent->attendant, ow_session_get_id (agent->session), call->id);
 
-  preview = preview_of (result_text);
+  /* The event log keeps the full record; the model got the lean text. */
+  preview = preview_of (run->cur_record != NULL ? run->cur_record : result_text);
   data = json_object_new ();
   json_object_set_string_member (data, "name", call->name);
   json_object_set_string_member (data, "call_id", call->id);
   json_object_set_string_member (data, "status", ow_tool_status_to_string (status));
   json_object_set_string_member (data, "result_preview", preview);
+  if (run->cur_record != NULL)
+    {
+      g_autofree char *safe_record = ow_redact_registered (run->cur_record);
+      JsonObject *record = ow_json_object_from_string (safe_record, -1, NULL);
+
+      if (record != NULL)
+        json_object_set_object_member (data, "result", record);
+    }
   if (reason != NULL)
     json_object_set_string_member (data, "reason", reason);
   if (run->cur_provenance != NULL)
@@ -1406,6 +1478,7 @@ complete_call (GTask *task, OwToolStatus status, const char *result_text, const 
     run->interrupted = TRUE;
   g_clear_pointer (&run->cur_args, json_object_unref);
   g_clear_pointer (&run->cur_provenance, g_free);
+  g_clear_pointer (&run->cur_record, g_free);
   run->cur_tool = NULL;
   run->call_index++;
   next_call (task);
@@ -1476,12 +1549,17 @@ writable_folders (OwAgent *agent)
 }
 
 static void
-on_tool_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+set_todos_cb (GObject *session, JsonArray *todos)
 {
-  GTask *task = user_data;
+  ow_session_set_todos (OW_SESSION (session), todos);
+}
+
+/* The current call finished with @r (or @error): its result goes to the
+ * history and the run moves on. */
+static void
+tool_done (GTask *task, OwToolResult *r, const GError *error)
+{
   Run *run = run_of (task);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(OwToolResult) r = ow_tool_execute_finish (OW_TOOL (source), result, &error);
 
   /* An interrupted command may have written files too. */
   if (run->shell_before != NULL)
@@ -1494,20 +1572,148 @@ on_tool_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     complete_error (task, OW_TOOL_STATUS_INTERRUPTED, "interrupted by user", NULL);
   else if (r == NULL)
     complete_error (task, OW_TOOL_STATUS_ERROR, error->message, NULL);
-  else
+  else if (g_str_equal (current_call (run)->name, "run_shell"))
     {
-      if (g_str_equal (current_call (run)->name, "run_shell"))
-        note_shell_effects (run, r->text);
-      complete_call (task, r->status, r->text, NULL);
+      OwAgent *agent = run->agent;
+      g_autofree char *before = g_strdup (agent->shell_cwd != NULL ? agent->shell_cwd
+                                          : ow_session_get_workspace (agent->session));
+      g_autofree char *lean = NULL;
+
+      note_shell_effects (run, r->text);
+      lean = ow_shell_result_for_model (r->text, before);
+      g_free (run->cur_record);
+      run->cur_record = g_strdup (r->text);
+      complete_call (task, r->status, lean, NULL);
     }
-  g_object_unref (task);
+  else
+    complete_call (task, r->status, r->text, NULL);
 }
 
 static void
-set_todos_cb (GObject *session, JsonArray *todos)
+on_tool_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  ow_session_set_todos (OW_SESSION (session), todos);
+  GTask *task = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwToolResult) r = ow_tool_execute_finish (OW_TOOL (source), result, &error);
+
+  tool_done (task, r, error);
+  g_object_unref (task);
 }
+
+/* ---- Reads at once ---------------------------------------------------------
+ *
+ * Several low-risk reads in one reply (a model looking at five files before
+ * it answers) need not wait for each other: when the first of them runs,
+ * the reads that follow it directly, up to the first call that is anything
+ * else, start too, each once the policy allows it as things stand (a read
+ * that would ask a person waits for its turn, and so does everything after
+ * it). Everything else about a call happens in order, as before: its
+ * tool_proposed, policy decision, tool_started, result and audit rows, so
+ * the model gets the results in the order it asked and every surface sees
+ * the same sequence; only the work overlaps. Medium-risk calls (writes,
+ * commands, the web) never start ahead: a read after a write must see it.
+ * Only with the in-process executor, which runs each call on a thread of
+ * its own; a sandbox's runner takes one request at a time.
+ *
+ * A call's own turn still decides: should the policy refuse it by then (a
+ * person added a deny rule mid-reply), its early result is dropped unseen;
+ * only a low-risk read the policy allowed a moment before ever starts
+ * early, so nothing is done that the session was not already allowed to
+ * do. web_fetch is left out: it can ask for a site mid-call. */
+
+static void policy_decide (Run *run, OwToolCall *call, OwTool *tool, JsonObject *args, OwDecision *out);
+
+static const char *const read_tools[] = {
+  "read_file", "list_files", "grep", "git_status", "git_diff", "git_log",
+};
+
+/* Whether the executor runs each call on a thread of its own. */
+static gboolean
+executor_in_process (OwExecutor *executor)
+{
+  if (OW_IS_SESSION_SANDBOX (executor))
+    return g_strcmp0 (ow_session_sandbox_get_provider (OW_SESSION_SANDBOX (executor)), "direct") == 0;
+  return OW_IS_EXECUTOR_DIRECT (executor);
+}
+
+static gboolean
+runs_at_once (Run *run, OwTool *tool, const char *name)
+{
+  if (tool == NULL || !executor_in_process (run->agent->executor)
+      || ow_tool_get_kind (tool) != OW_TOOL_KIND_EXECUTE || ow_tool_get_risk (tool) != OW_RISK_READ)
+    return FALSE;
+  for (gsize i = 0; i < G_N_ELEMENTS (read_tools); i++)
+    if (g_str_equal (name, read_tools[i]))
+      return TRUE;
+  return FALSE;
+}
+
+typedef struct {
+  GTask *task;   /* owned */
+  Ahead *ahead;  /* owned */
+} AheadCall;
+
+static void
+on_ahead_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  AheadCall *ac = user_data;
+  Ahead *ahead = ac->ahead;
+
+  ahead->result = ow_tool_execute_finish (OW_TOOL (source), result, &ahead->error);
+  ahead->done = TRUE;
+  if (ahead->waiting != NULL)
+    {
+      g_autoptr(GTask) task = g_steal_pointer (&ahead->waiting);
+      tool_done (task, ahead->result, ahead->error);
+    }
+  ahead_unref (ahead);
+  g_object_unref (ac->task);
+  g_free (ac);
+}
+
+static void
+start_ahead (GTask *task)
+{
+  Run *run = run_of (task);
+  OwAgent *agent = run->agent;
+  OwToolContext ctx = {
+    .session = G_OBJECT (agent->session),
+    .executor = G_OBJECT (agent->executor),
+    .set_todos = set_todos_cb,
+  };
+
+  for (guint j = run->call_index + 1; j < run->calls->len && j < OW_AGENT_MAX_CALLS_PER_REPLY; j++)
+    {
+      OwToolCall *call = g_ptr_array_index (run->calls, j);
+      g_autoptr(JsonObject) args = NULL;
+      g_autofree char *args_text = NULL;
+      OwDecision decision = { 0 };
+      OwTool *tool;
+      AheadCall *ac;
+      gboolean allowed;
+
+      if (g_hash_table_contains (run->ahead, call->id))
+        continue;
+      tool = ow_tool_registry_lookup (agent->tools, call->name);
+      args = ow_tool_args_parse (call->arguments, -1, NULL);
+      if (args == NULL || !runs_at_once (run, tool, call->name))
+        break;
+      policy_decide (run, call, tool, args, &decision);
+      allowed = decision.verdict == OW_VERDICT_ALLOW && decision.safety_checks == 0;
+      ow_decision_clear (&decision);
+      if (!allowed)
+        break;
+
+      ac = g_new0 (AheadCall, 1);
+      ac->task = g_object_ref (task);
+      ac->ahead = g_new0 (Ahead, 1);
+      ac->ahead->refs = 1;
+      g_hash_table_insert (run->ahead, g_strdup (call->id), ahead_ref (ac->ahead));
+      args_text = ow_json_object_to_string (args);
+      ow_tool_execute_async (tool, &ctx, args, args_text, run->cancellable, on_ahead_done_cb, ac);
+    }
+}
+
 
 static void
 execute_current (GTask *task)
@@ -1552,8 +1758,29 @@ execute_current (GTask *task)
     }
   emit (run, "tool_started", data);
   audit (run, call, "started", NULL, NULL, run->cur_provenance, NULL, NULL);
+
+  /* Started ahead of its turn (see start_ahead()): its result, now or
+   * when it comes. */
+  {
+    gpointer key = NULL, value = NULL;
+
+    if (g_hash_table_steal_extended (run->ahead, call->id, &key, &value))
+      {
+        Ahead *ahead = value;
+
+        g_free (key);
+        if (ahead->done)
+          tool_done (task, ahead->result, ahead->error);
+        else
+          ahead->waiting = g_object_ref (task);
+        ahead_unref (ahead);
+        return;
+      }
+  }
   ow_tool_execute_async (run->cur_tool, &ctx, run->cur_args, args_text, run->cancellable,
                          on_tool_done_cb, g_object_ref (task));
+  if (runs_at_once (run, run->cur_tool, call->name))
+    start_ahead (task);
 }
 
 static void
@@ -1910,12 +2137,11 @@ start_review (GTask *task)
   ow_reviewer_review_async (agent->reviewer, &req, run->cancellable, on_review_cb, g_object_ref (task));
 }
 
+/* The policy's verdict on @call to @tool with @args, as things stand. */
 static void
-decide_current (GTask *task)
+policy_decide (Run *run, OwToolCall *call, OwTool *tool, JsonObject *args, OwDecision *out)
 {
-  Run *run = run_of (task);
   OwAgent *agent = run->agent;
-  OwToolCall *call = current_call (run);
   GPtrArray *roots = ow_session_get_roots (agent->session);
   g_autofree const char **root_paths = g_new0 (const char *, roots->len + 1);
   g_autofree gboolean *root_writable = g_new0 (gboolean, roots->len + 1);
@@ -1942,19 +2168,28 @@ decide_current (GTask *task)
   pc = (OwPolicyCall) {
     .mode = ow_session_get_mode (agent->session),
     .tool = call->name,
-    .risk = ow_tool_get_risk (run->cur_tool),
-    .args = run->cur_args,
+    .risk = ow_tool_get_risk (tool),
+    .args = args,
     .workspace = ow_session_get_workspace (agent->session),
     .tool_granted = ow_session_has_tool_grant (agent->session, call->name),
     .readonly_granted = ow_session_has_readonly_grant (agent->session),
     .command_granted = g_str_equal (call->name, "run_shell")
-                       && ow_session_has_command_grant (agent->session, ow_json_get_string (run->cur_args, "command") != NULL
-                                                                        ? ow_json_get_string (run->cur_args, "command") : ""),
+                       && ow_session_has_command_grant (agent->session, ow_json_get_string (args, "command") != NULL
+                                                                        ? ow_json_get_string (args, "command") : ""),
     .safety = &safety,
   };
-  ow_decision_clear (&run->decision);
-  ow_policy_decide (agent->policy, &pc, &run->decision);
+  ow_decision_clear (out);
+  ow_policy_decide (agent->policy, &pc, out);
   g_ptr_array_set_size (agent->downloaded, agent->downloaded->len - 1);
+}
+
+static void
+decide_current (GTask *task)
+{
+  Run *run = run_of (task);
+  OwToolCall *call = current_call (run);
+
+  policy_decide (run, call, run->cur_tool, run->cur_args, &run->decision);
 
   switch (run->decision.verdict)
     {
@@ -2395,6 +2630,7 @@ ow_agent_run_message_async (OwAgent            *self,
   g_task_set_check_cancellable (task, FALSE);
   run->agent = g_object_ref (self);
   run->cancellable = cancellable != NULL ? g_object_ref (cancellable) : g_cancellable_new ();
+  run->ahead = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) ahead_unref);
   g_task_set_task_data (task, run, (GDestroyNotify) run_free);
 
   if (self->running)

@@ -252,12 +252,7 @@ ow_message_json_user_parts (const char *text, JsonArray *attachments, GError **e
     }
   parts = json_array_new ();
   if (*text != '\0')
-    {
-      JsonObject *t = json_object_new ();
-      json_object_set_string_member (t, "type", "text");
-      json_object_set_string_member (t, "text", text);
-      json_array_add_object_element (parts, t);
-    }
+    json_array_add_object_element (parts, ow_message_json_text_part (text));
   for (guint i = 0; i < n; i++)
     {
       JsonNode *node = json_array_get_element (attachments, i);
@@ -286,6 +281,17 @@ ow_message_json_tool (const char *call_id, const char *content)
   json_object_set_string_member (o, "content", content);
   json_object_set_double_member (o, "ts", now_seconds ());
   return o;
+}
+
+/* {"type": "text", "text": @text}: a content part. */
+JsonObject *
+ow_message_json_text_part (const char *text)
+{
+  JsonObject *part = json_object_new ();
+
+  json_object_set_string_member (part, "type", "text");
+  json_object_set_string_member (part, "text", text);
+  return part;
 }
 
 JsonObject *

@@ -44,6 +44,7 @@ JsonObject *ow_message_json_user      (const char *text);
 JsonObject *ow_message_json_user_parts (const char *text, JsonArray *attachments, GError **error);
 JsonObject *ow_message_json_tool      (const char *call_id, const char *content);
 JsonObject *ow_message_json_notice    (const char *kind, const char *text);
+JsonObject *ow_message_json_text_part (const char *text);
 /* Text of a content value (string or parts). */
 char       *ow_content_to_text        (JsonNode *content);
 

@@ -1014,6 +1014,70 @@ ow_session_host_set_mode (OwSessionHost *self, const char *session_id, const cha
   return TRUE;
 }
 
+/* Whether any user message of @history holds an image or a PDF part. */
+static gboolean
+history_has_media (JsonArray *history)
+{
+  for (guint i = 0; i < json_array_get_length (history); i++)
+    {
+      JsonArray *parts = ow_json_get_array (json_array_get_object_element (history, i), "content");
+
+      for (guint j = 0; parts != NULL && j < json_array_get_length (parts); j++)
+        {
+          JsonNode *part = json_array_get_element (parts, j);
+          const char *type = JSON_NODE_HOLDS_OBJECT (part) ? ow_json_get_string (json_node_get_object (part), "type")
+                                                           : NULL;
+          if (g_strcmp0 (type, "image_url") == 0 || g_strcmp0 (type, "file") == 0)
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* A switch in the middle of a conversation leaves a model_switch notice:
+ * a line in the transcript, an event for the surfaces, and (through
+ * core/ow-outbound.c) a line the new model reads before the next message.
+ * When the new model cannot read the images already sent, it says so. */
+static gboolean
+note_model_switch (Live *live, const char *model, GError **error)
+{
+  g_autoptr(JsonArray) history = ow_session_dup_history (live->session);
+  g_autoptr(GError) local = NULL;
+  const OwProviderEntry *entry = NULL;
+  g_autofree char *bare = NULL;
+  g_autoptr(GString) text = NULL;
+  gboolean conversation = FALSE;
+  JsonObject *notice, *data;
+  gboolean ok;
+
+  for (guint i = 0; i < json_array_get_length (history) && !conversation; i++)
+    {
+      const char *role = ow_json_get_string (json_array_get_object_element (history, i), "role");
+      conversation = g_strcmp0 (role, "user") == 0 || g_strcmp0 (role, "assistant") == 0;
+    }
+  if (!conversation)
+    return TRUE;
+
+  text = g_string_new (NULL);
+  g_string_printf (text, "Model switched to %s", model);
+  if (ow_model_id_split (model, &entry, &bare, &local)
+      && !ow_provider_entry_model_has_vision (entry, bare)
+      && history_has_media (history))
+    g_string_append (text, " — earlier images can't be read by this model");
+
+  notice = ow_message_json_notice ("model_switch", text->str);
+  json_object_set_string_member (notice, "model", model);
+  ok = ow_session_append_message (live->session, notice, error);
+  json_object_unref (notice);
+  if (!ok)
+    return FALSE;
+  data = json_object_new ();
+  json_object_set_string_member (data, "model", model);
+  json_object_set_string_member (data, "text", text->str);
+  emit_event (live, "model_switch", data);
+  return TRUE;
+}
+
 gboolean
 ow_session_host_set_model (OwSessionHost *self, const char *session_id, const char *model, GError **error)
 {
@@ -1039,9 +1103,13 @@ ow_session_host_set_model (OwSessionHost *self, const char *session_id, const ch
         return FALSE;
       }
   }
+  if (g_strcmp0 (ow_session_get_model (live->session), model) == 0)
+    return TRUE;
   if (!ow_session_set_model (live->session, model, error))
     return FALSE;
   g_clear_object (&live->agent);
+  if (!note_model_switch (live, model, error))
+    return FALSE;
   data = json_object_new ();
   text = g_strdup_printf ("Switched to %s.", model);
   json_object_set_string_member (data, "model", model);

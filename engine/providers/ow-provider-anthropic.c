@@ -410,17 +410,17 @@ ephemeral (void)
   return cache;
 }
 
+/* Puts a breakpoint on the last block of messages[@index], unless that
+ * block cannot carry one. */
 static void
-mark_last_block (JsonArray *messages)
+mark_message (JsonArray *messages,
+              guint      index)
 {
-  guint n = json_array_get_length (messages);
   JsonArray *content;
   JsonObject *block;
   const char *type;
 
-  if (n == 0)
-    return;
-  content = ow_json_get_array (json_array_get_object_element (messages, n - 1), "content");
+  content = ow_json_get_array (json_array_get_object_element (messages, index), "content");
   if (content == NULL || json_array_get_length (content) == 0)
     return;
   block = json_array_get_object_element (content, json_array_get_length (content) - 1);
@@ -429,6 +429,34 @@ mark_last_block (JsonArray *messages)
   if (g_strcmp0 (type, "thinking") == 0 || g_strcmp0 (type, "redacted_thinking") == 0)
     return;
   json_object_set_object_member (block, "cache_control", ephemeral ());
+}
+
+/* The rolling breakpoints: the end of this request, where the next one
+ * reads from, and the end of the previous request (the last user message
+ * before the newest assistant turn), where this one reads from. The
+ * service looks back only about 20 blocks from a breakpoint for a cached
+ * prefix; a reply with many parallel tool calls adds more than that, and
+ * then without the second point every step would write the cache anew.
+ * With the tools' and the system prompt's, that is four: the most the
+ * service takes. */
+static void
+mark_rolling (JsonArray *messages)
+{
+  guint n = json_array_get_length (messages);
+
+  if (n == 0)
+    return;
+  mark_message (messages, n - 1);
+  for (guint i = n - 1; i-- > 0;)
+    {
+      const char *role = ow_json_get_string (json_array_get_object_element (messages, i), "role");
+
+      if (g_strcmp0 (role, "user") == 0)
+        {
+          mark_message (messages, i);
+          break;
+        }
+    }
 }
 
 static JsonArray *
@@ -465,6 +493,11 @@ convert_tools (JsonArray *tools)
         }
       json_array_add_object_element (out, tool);
     }
+  /* Tools render first: a breakpoint on the last one keeps them cached
+   * even when the system prompt changes (a new folder, a new skill). */
+  if (json_array_get_length (out) > 0)
+    json_object_set_object_member (json_array_get_object_element (out, json_array_get_length (out) - 1),
+                                   "cache_control", ephemeral ());
   return out;
 }
 
@@ -531,7 +564,7 @@ anthropic_build_request (OwProvider            *self,
     }
 
   messages = convert_messages (req->messages, n_system);
-  mark_last_block (messages);
+  mark_rolling (messages);
   json_object_set_array_member (body, "messages", messages);
   if (req->tools != NULL && json_array_get_length (req->tools) > 0)
     json_object_set_array_member (body, "tools", convert_tools (req->tools));

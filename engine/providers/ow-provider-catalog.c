@@ -8,6 +8,10 @@
  * no code. The file is read once and never changes afterwards, so lookups
  * need no lock.
  *
+ * "vision" says which models read images and PDFs: true, false, or a list
+ * of model-name patterns; absent = all. For the others the agent sends a
+ * placeholder for each image and the text of each PDF (core/ow-outbound.c).
+ *
  * Quirks the providers read (absent = the default behaviour):
  *  - custom_base_url_wire (openai): the wire spoken at any base URL other
  *    than the default — OpenAI's own API gets Responses, Azure and other
@@ -17,6 +21,9 @@
  *    servers max_tokens;
  *  - default_max_tokens (chat): the output limit sent when the request sets
  *    none (32000; 0 sends none, for local servers whose context is small);
+ *  - prompt_cache_key (openai): send the session's stable cache key (Chat
+ *    and Responses); only OpenAI defines the member, so only its entry
+ *    says so (Gemini caches implicitly, Anthropic by cache_control);
  *  - ensure_v1 (llamacpp, vllm): a base URL given without "/v1" gets it;
  *  - provider_routing, reasoning_object, extra_headers (openrouter);
  *  - reasoning_summary (ark): false where the Responses-compatible server
@@ -56,6 +63,49 @@ typedef struct {
   GHashTable *by_name;   /* lower-case id or alias → OwProviderEntry* (borrowed) */
 } Catalog;
 
+/* "vision": true (every model), false (none), or a list of model-name
+ * patterns (g_pattern_match_simple); absent means every model, so an entry
+ * nobody has checked keeps sending images and lets its service decide. */
+static GStrv
+read_vision (JsonNode *node)
+{
+  g_autoptr(GStrvBuilder) patterns = g_strv_builder_new ();
+
+  if (node == NULL || (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_BOOLEAN
+                       && json_node_get_boolean (node)))
+    g_strv_builder_add (patterns, "*");
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        {
+          JsonNode *element = json_array_get_element (array, i);
+          if (JSON_NODE_HOLDS_VALUE (element) && json_node_get_value_type (element) == G_TYPE_STRING)
+            g_strv_builder_add (patterns, json_node_get_string (element));
+        }
+    }
+  return g_strv_builder_end (patterns);
+}
+
+/**
+ * ow_provider_entry_model_has_vision:
+ * @entry: a catalog entry
+ * @model: the bare model id
+ *
+ * Returns: whether @model reads image and PDF parts, per the entry's
+ *   "vision" field.
+ */
+gboolean
+ow_provider_entry_model_has_vision (const OwProviderEntry *entry,
+                                    const char            *model)
+{
+  for (guint i = 0; entry != NULL && entry->vision != NULL && entry->vision[i] != NULL; i++)
+    if (g_pattern_match_simple (entry->vision[i], model != NULL ? model : ""))
+      return TRUE;
+  return entry == NULL;
+}
+
 static void
 entry_free (OwProviderEntry *entry)
 {
@@ -67,6 +117,7 @@ entry_free (OwProviderEntry *entry)
   g_free (entry->recommended_model);
   g_clear_pointer (&entry->quirks, json_object_unref);
   g_free (entry->group);
+  g_strfreev (entry->vision);
   g_free (entry);
 }
 
@@ -127,6 +178,7 @@ catalog_load (void)
       entry->recommended_model = dup_nonempty (ow_json_get_string (obj, "recommended_model"));
       entry->group = g_strdup (ow_json_get_string (obj, "group") != NULL
                                ? ow_json_get_string (obj, "group") : "cloud");
+      entry->vision = read_vision (json_object_get_member (obj, "vision"));
       quirks = ow_json_get_object (obj, "quirks");
       entry->quirks = quirks != NULL ? ow_json_object_deep_copy (quirks) : NULL;
       if (entry->quirks != NULL)

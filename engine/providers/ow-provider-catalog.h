@@ -24,11 +24,13 @@ typedef struct {
   char       *recommended_model;
   JsonObject *quirks;          /* may be NULL */
   char       *group;           /* "cloud" | "reseller" | "local" — how Settings groups it */
+  GStrv       vision;          /* model patterns that read images and PDFs ("*" = all, empty = none) */
 } OwProviderEntry;
 
 /* Loads the catalog from the GResource (once; immutable, thread-safe afterwards). */
 const GPtrArray       *ow_provider_catalog_get     (void);        /* of OwProviderEntry* */
 const OwProviderEntry *ow_provider_catalog_lookup  (const char *id);
+gboolean               ow_provider_entry_model_has_vision (const OwProviderEntry *entry, const char *model);
 
 /* Splits a model id: "provider:model" at the first ':', else
  * "provider/model" at the first '/', else the default provider "openai".

@@ -16,7 +16,12 @@
  *  - context overflow before bad request, since the engine answers it by
  *    compacting the history and retrying;
  *  - model access before auth on a 403, so "no access to this model" sends
- *    the person to the model picker rather than to their key.
+ *    the person to the model picker rather than to their key;
+ *  - an unsupported country or region before everything: OpenAI answers it
+ *    as a 403 (and Gemini as a 400 FAILED_PRECONDITION), which would
+ *    otherwise read as a bad key, and inside a stream as a bare error
+ *    event, which would otherwise read as a server failure and be retried.
+ *    No key and no retry helps; only another network location or provider.
  *
  * The GError message is for a person (what failed, why, what to do); the
  * wire's own words are quoted in it, redacted. Retry-After in its three
@@ -222,6 +227,12 @@ static const char *const model_markers[] = {
   "is not a valid model",
 };
 
+static const char *const region_markers[] = {
+  "unsupported_country_region_territory", "country, region, or territory not supported",
+  "user location is not supported", "not available in your country",
+  "not supported in your region", "unsupported_region",
+};
+
 static const char *const refusal_markers[] = {
   "content_policy_violation", "content management policy", "invalid_prompt", "usage policy",
 };
@@ -301,9 +312,17 @@ ow_provider_classify (const char *title,
   else
     said = g_strdup (quoted);
 
-  /* Quota first: permanent even when it arrives as a 429. A Gemini 429
+  /* Region first: it comes as a 403 that is no key problem, or as an
+   * in-stream error that is no server failure (see the overview). */
+  if (HAS (lower, region_markers))
+    error = g_error_new (OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_REGION,
+                         "%s does not serve requests from this country or region (%s). Your "
+                         "key is fine; retrying will not help. Use the service from a "
+                         "supported location, or pick a model from a different provider.",
+                         title, said);
+  /* Quota next: permanent even when it arrives as a 429. A Gemini 429
    * with a RetryInfo delay is the exception: it names when to come back. */
-  if ((status == 402 || HAS (lower, quota_markers))
+  else if ((status == 402 || HAS (lower, quota_markers))
       && !(status == 429 && retry_delay >= 0) && status != 401)
     error = g_error_new (OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_QUOTA,
                          "Your %s account is out of quota for %s (%s). Add credits or raise the "

@@ -223,6 +223,13 @@ openai_chat_build_request (OwProvider            *self,
       json_object_set_object_member (body, "provider", provider);
     }
 
+  /* OpenAI caches prompt prefixes on its own; a stable per-session key
+   * keeps one session's calls on one cache shard. Only where the catalog
+   * says the service takes it: a strict compatible server refuses an
+   * unknown member. */
+  if (req->cache_key != NULL && ow_provider_get_quirk_bool (self, "prompt_cache_key", FALSE))
+    json_object_set_string_member (body, "prompt_cache_key", req->cache_key);
+
   if (req->stream)
     {
       JsonObject *options = json_object_new ();

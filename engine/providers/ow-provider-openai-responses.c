@@ -352,6 +352,9 @@ openai_responses_build_request (OwProvider            *self,
     json_object_set_double_member (body, "temperature", req->temperature);
   if (req->top_p >= 0)
     json_object_set_double_member (body, "top_p", req->top_p);
+  /* As on Chat: a stable per-session key, where the catalog says so. */
+  if (req->cache_key != NULL && ow_provider_get_quirk_bool (self, "prompt_cache_key", FALSE))
+    json_object_set_string_member (body, "prompt_cache_key", req->cache_key);
   if (req->stream)
     json_object_set_boolean_member (body, "stream", TRUE);
 

@@ -120,8 +120,9 @@ char       *ow_history_content_text  (JsonObject *message);
 char       *ow_history_system_text   (JsonArray *messages, guint *n_leading);
 /* Whether a message goes to the model at all (notices do not). */
 gboolean    ow_history_is_outbound   (JsonObject *message);
-/* An outbound copy of an OpenAI-chat message without the engine's own keys
- * (ts, source, _display, reasoning, usage) and any "_*" sidecar. */
+/* An outbound copy of an OpenAI-chat message with only the members the
+ * Chat Completions wire defines for its role (role, content, name,
+ * tool_calls, refusal, tool_call_id): never the engine's own keys. */
 JsonObject *ow_history_strip_message (JsonObject *message);
 /* The tool name of @tool_call_id, searched in the assistant messages
  * before index @before. NULL when not found. */

@@ -36,6 +36,7 @@
 #include "net/ow-ndjson-parser.h"
 #include "net/ow-sse-parser.h"
 #include "ow-error.h"
+#include "providers/ow-tool-salvage.h"
 #include "ow-redact.h"
 
 /* At most this many parameter-fix resends per call: each fixes one thing
@@ -511,6 +512,34 @@ duplicate_call_id (OwTurn *turn)
   return NULL;
 }
 
+/* A local model served without a tool-call parser writes its calls into
+ * the text (see ow-tool-salvage.c). Only on the wires local models are
+ * served on (Chat Completions: llama.cpp, vLLM, LM Studio; Ollama's own):
+ * the cloud wires have structured calls, and there a model quoting the
+ * markup is only quoting it. A reply cut at the length limit is not
+ * salvaged either: its last call may be half written. */
+static void
+salvage_text_calls (OwProviderCall *call,
+                    OwTurn         *turn)
+{
+  OwWireStyle wire = ow_provider_get_wire_style (call->provider);
+  g_autoptr(GPtrArray) found = NULL;
+  g_autofree char *rest = NULL;
+
+  if (turn->tool_calls->len > 0 || turn->text->len == 0 || call->req.tools == NULL
+      || (wire != OW_WIRE_OPENAI_CHAT && wire != OW_WIRE_OLLAMA)
+      || g_strcmp0 (turn->finish_reason, "length") == 0)
+    return;
+  found = ow_tool_salvage (turn->text->str, call->req.tools, &rest);
+  if (found == NULL)
+    return;
+  g_debug ("salvaged %u tool call(s) written as text", found->len);
+  for (guint i = 0; i < found->len; i++)
+    g_ptr_array_add (turn->tool_calls, g_steal_pointer (&g_ptr_array_index (found, i)));
+  g_ptr_array_set_free_func (found, NULL);
+  g_string_assign (turn->text, rest);
+}
+
 /* Final checks shared by streamed and whole replies: a finish reason is
  * always set, and a reply with nothing in it is an error. */
 static OwTurn *
@@ -523,6 +552,7 @@ call_conclude (OwProviderCall  *call,
   const char *duplicate = duplicate_call_id (turn);
   gboolean empty;
 
+  salvage_text_calls (call, turn);
   if (turn->tool_calls->len > 0
       && (turn->finish_reason == NULL || g_str_equal (turn->finish_reason, "stop")))
     {
@@ -1574,6 +1604,7 @@ ow_provider_error_is_transient (const GError *error)
     case OW_PROVIDER_ERROR_REFUSED:
     case OW_PROVIDER_ERROR_NO_KEY:
     case OW_PROVIDER_ERROR_UNKNOWN_PROVIDER:
+    case OW_PROVIDER_ERROR_REGION:
     default:
       return FALSE;
     }
@@ -1654,25 +1685,50 @@ ow_history_is_outbound (JsonObject *message)
   return role != NULL && !g_str_equal (role, "notice");
 }
 
+/* What the Chat Completions wire defines for each role's message (OpenAI's
+ * published request schema). Anything else the engine keeps on a message
+ * (ts, usage, finish_reason, reasoning, sidecars, whatever a later change
+ * adds) stays home: strict servers (the Responses API, Mistral, older
+ * vLLM) refuse a request with an unknown member. An allowlist, so a new
+ * engine key can never leak out by being forgotten in a deny list. */
+static const struct {
+  const char        *role;
+  const char *const  keys[5];
+} chat_message_keys[] = {
+  { "system",    { "role", "content", "name", NULL } },
+  { "developer", { "role", "content", "name", NULL } },
+  { "user",      { "role", "content", "name", NULL } },
+  { "assistant", { "role", "content", "name", "tool_calls", "refusal" } },
+  { "tool",      { "role", "content", "tool_call_id", NULL } },
+};
+
 JsonObject *
 ow_history_strip_message (JsonObject *message)
 {
-  static const char *const engine_keys[] = { "ts", "source", "reasoning", "usage" };
+  const char *role = ow_json_get_string (message, "role");
   JsonObject *copy = json_object_new ();
-  g_autoptr(GList) names = json_object_get_members (message);
 
-  for (GList *l = names; l != NULL; l = l->next)
+  for (gsize i = 0; i < G_N_ELEMENTS (chat_message_keys); i++)
     {
-      const char *name = l->data;
-      gboolean keep = name[0] != '_';
+      if (g_strcmp0 (role, chat_message_keys[i].role) != 0)
+        continue;
+      for (gsize k = 0; k < G_N_ELEMENTS (chat_message_keys[i].keys); k++)
+        {
+          const char *name = chat_message_keys[i].keys[k];
+          JsonNode *value;
 
-      for (gsize i = 0; keep && i < G_N_ELEMENTS (engine_keys); i++)
-        if (g_str_equal (name, engine_keys[i]))
-          keep = FALSE;
-      if (keep)
-        json_object_set_member (copy, name,
-                                ow_json_deep_copy (json_object_get_member (message, name)));
+          if (name == NULL)
+            break;
+          value = json_object_get_member (message, name);
+          if (value != NULL)
+            json_object_set_member (copy, name, ow_json_deep_copy (value));
+        }
+      return copy;
     }
+  /* A role the wire does not know: its name and content, as text. */
+  json_object_set_string_member (copy, "role", role != NULL ? role : "user");
+  if (json_object_has_member (message, "content"))
+    json_object_set_member (copy, "content", ow_json_deep_copy (json_object_get_member (message, "content")));
   return copy;
 }
 

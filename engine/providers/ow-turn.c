@@ -84,6 +84,7 @@ ow_model_request_init (OwModelRequest *req)
     .top_p = -1.0,
     .context_size = 0,
     .provider_order = NULL,
+    .cache_key = NULL,
   };
 }
 

@@ -78,6 +78,8 @@ typedef struct {
   double      top_p;             /* < 0 = unset */
   gint64      context_size;      /* Ollama num_ctx; 0 = unset */
   const char *provider_order;    /* OpenRouter: comma-separated upstream hosts to pin, no fallback; NULL = unset */
+  const char *cache_key;         /* stable per session: OpenAI's prompt_cache_key, where the catalog says the
+                                  * service takes it; NULL = unset */
 } OwModelRequest;
 
 void ow_model_request_init (OwModelRequest *req);

@@ -119,6 +119,10 @@ status_for_provider_error (const GError *error, const char **type, const char **
       *type = "invalid_request_error";
       *code = "provider_key_missing";
       return SOUP_STATUS_BAD_REQUEST;
+    case OW_PROVIDER_ERROR_REGION:
+      *type = "invalid_request_error";
+      *code = "unsupported_country_region_territory";
+      return SOUP_STATUS_FORBIDDEN;
     case OW_PROVIDER_ERROR_AUTH:
       /* The client's token was fine; the provider refused ours. */
       *code = "provider_auth";

@@ -266,7 +266,7 @@ static GPtrArray *
 refused_paths (const char *output)
 {
   static gsize once;
-  static GRegex *forms[2];
+  static GRegex *forms[3];
   GPtrArray *paths = g_ptr_array_new_with_free_func (g_free);
 
   if (g_once_init_enter (&once))
@@ -274,9 +274,11 @@ refused_paths (const char *output)
       forms[0] = g_regex_new ("(/[^\\s'\"\u2018\u2019:]+)['\"\u2019]?: (?:Permission denied|Read-only file system)",
                               G_REGEX_OPTIMIZE, 0, NULL);
       forms[1] = g_regex_new ("\\[Errno (?:1|13|30)\\] [^:\\n]+: '(/[^'\\n]+)'", G_REGEX_OPTIMIZE, 0, NULL);
+      /* Node's form: "EACCES: permission denied, open '/x'". */
+      forms[2] = g_regex_new ("E(?:ACCES|ROFS|PERM): [^,\\n]+, \\w+ '(/[^'\\n]+)'", G_REGEX_OPTIMIZE, 0, NULL);
       g_once_init_leave (&once, 1);
     }
-  for (guint f = 0; f < 2 && paths->len < 5; f++)
+  for (guint f = 0; f < G_N_ELEMENTS (forms) && paths->len < 5; f++)
     {
       g_autoptr(GMatchInfo) m = NULL;
 

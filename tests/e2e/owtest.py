@@ -10,6 +10,8 @@ import tempfile
 import time
 import unittest
 
+import wire_schema
+
 OPENWORKER = os.environ.get("OW_OPENWORKER", "build/app/openworker")
 OPENWORKER_PATH = os.path.abspath(OPENWORKER)
 MODEL_SERVER = os.environ.get("OW_MODEL_SERVER", "build/tests/model-server/ow-model-server")
@@ -77,9 +79,19 @@ class RunTestCase(unittest.TestCase):
         self.servers = []
 
     def tearDown(self):
+        # Every request any test made the engine send carries only what its
+        # wire defines (tests/model-server/schemas/).
+        problems = []
         for s in self.servers:
+            if s.proc.poll() is None:
+                try:
+                    for req in wire_schema.model_requests(s.requests()):
+                        problems += wire_schema.problems(req)
+                except OSError:
+                    pass
             s.stop()
         shutil.rmtree(self.tmp, ignore_errors=True)
+        self.assertEqual(problems, [], "a request left the engine with members its wire does not define")
 
     def server(self, script):
         s = ModelServer(script, self.tmp)

@@ -45,7 +45,12 @@ class GuardRun(RunTestCase):
         super().tearDown()
 
     def results(self, r):
-        return {m["tool_call_id"]: json.loads(m["content"]) for m in r.json("messages.json") if m.get("role") == "tool"}
+        # The model gets a lean text for a command that ran; the event log
+        # keeps its full record. A refused call's result is the JSON refusal.
+        records = {e["data"]["call_id"]: e["data"]["result"] for e in r.lines("events.jsonl")
+                   if e["type"] == "tool_finished" and "result" in e["data"]}
+        return {m["tool_call_id"]: records.get(m["tool_call_id"]) or json.loads(m["content"])
+                for m in r.json("messages.json") if m.get("role") == "tool"}
 
     def test_parser_invisible_attempts_are_refused_by_the_kernel(self):
         o, w = self.outside, self.ws
@@ -113,6 +118,13 @@ class GuardRun(RunTestCase):
         # The key never reached the command: the engine's /proc entry is masked.
         self.assertEqual(res["m1"]["output"].strip().splitlines()[-1], "0", res["m1"])
         self.assertNotIn(TEST_KEYS["OPENAI_API_KEY"], self.record_text())
+
+        # The model was told which path the guard refused, and what to do.
+        seen = {m["tool_call_id"]: m["content"] for m in r.json("messages.json") if m.get("role") == "tool"}
+        self.assertIn(f"[guard: {o}/py.txt is outside the session's folders", seen["a1"])
+        self.assertIn("request_directory", seen["a1"])
+        self.assertIn("is protected", seen["a4"])
+        self.assertNotIn("[guard:", seen["c1"])   # the control was not refused
 
         # Every result says it ran in the guard.
         finished = [e["data"] for e in r.lines("events.jsonl") if e["type"] == "tool_finished"]

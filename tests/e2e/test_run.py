@@ -14,6 +14,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import atif_check  # noqa: E402
+import wire_schema  # noqa: E402
 from owtest import OPENWORKER, TEST_KEYS, RunTestCase  # noqa: E402
 
 OPENWORKER_PATH = os.path.abspath(OPENWORKER)
@@ -76,6 +77,10 @@ class WireStyles(RunTestCase):
         reqs = server.requests()
         self.assertEqual(len(reqs), 2)
         self.assertTrue(reqs[0]["path"].endswith(path_suffix), reqs[0]["path"])
+        # Every request carries only what its wire defines (the second one
+        # replays an assistant turn with a tool call and its result).
+        for req in reqs:
+            self.assertEqual(wire_schema.problems(req), [], json.dumps(req["body"])[:2000])
         if auth is not None:
             self.assertEqual(reqs[0]["headers"][auth[0]], auth[1])
         self.assertIn("wrote", json.dumps(reqs[1]["body"]))  # the tool result went back
@@ -177,6 +182,8 @@ class Compaction(RunTestCase):
         self.assertEqual(r.code, 0, r.stderr)
         reqs = server.requests()
         self.assertEqual(len(reqs), 3)
+        for req in reqs:
+            self.assertEqual(wire_schema.problems(req), [], json.dumps(req["body"])[:2000])
         summarizer = json.dumps(reqs[1]["body"])
         self.assertIn("You condense the earlier part", summarizer)
         self.assertIn("[user] Look, then answer", summarizer)
@@ -544,7 +551,8 @@ class Results(RunTestCase):
         self.assertEqual(r.code, 0, r.stderr)
         spilled = os.path.join(self.out, "tool-output", "big1.txt")
         with open(spilled) as f:
-            self.assertIn("4999\\n5000", f.read())
+            # The spill holds what the model would have read: the output as text.
+            self.assertIn("4999\n5000", f.read())
         sent = json.dumps(server.requests()[1]["body"])
         self.assertIn(spilled, sent)
         self.assertNotIn("4999", sent)
@@ -899,6 +907,267 @@ for _style in ("openai-chat", "openai-responses", "anthropic", "gemini", "ollama
     for _check in ("deep_body", "deep_stream_line", "no_usage", "odd_types", "odd_stream"):
         setattr(HostileReplies, f"test_{_check}_{_style.replace('-', '_')}",
                 lambda self, s=_style, c=_check: getattr(self, "check_" + c)(s))
+
+
+class WireHygiene(RunTestCase):
+    """What goes over the wire besides the messages: prompt caching where the
+    service offers it, the region refusal as its own permanent error, and a
+    lean run_shell result with the full record kept in the event log."""
+
+    SHELL = {"turns": [
+        {"tool_calls": [{"id": "c1", "name": "run_shell", "arguments": {"command": "echo one"}}]},
+        {"tool_calls": [{"id": "c2", "name": "run_shell", "arguments": {"command": "mkdir -p sub && cd sub && false"}}]},
+        {"tool_calls": [{"id": "c3", "name": "run_shell", "arguments": {"command": "true"}}]},
+        {"text": "done"}]}
+
+    def test_openai_prompt_cache_key_is_stable_per_session(self):
+        keys = []
+        for _ in range(2):
+            server = self.server(TWO_TURNS)
+            r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "x"],
+                            openai_env(self, server))
+            self.assertEqual(r.code, 0, r.stderr)
+            reqs = server.requests()
+            self.assertEqual(len(reqs), 2)
+            run_keys = [q["body"].get("prompt_cache_key") for q in reqs]
+            self.assertIsNotNone(run_keys[0])
+            self.assertEqual(run_keys[0], run_keys[1])
+            keys.append(run_keys[0])
+        # Another session, another key; and no session id goes out as such.
+        self.assertNotEqual(keys[0], keys[1])
+
+    def test_compatible_servers_get_no_cache_key(self):
+        # Control: the member is OpenAI's; a strict compatible server would refuse it.
+        model, env_for, _, _ = STYLES["vllm"]
+        server = self.server(TWO_TURNS)
+        r = self.run_ow(["--model", model, "--approval-mode", "bypass-approvals", "--prompt", "x"],
+                        self.env(**env_for(server.url)))
+        self.assertEqual(r.code, 0, r.stderr)
+        for q in server.requests():
+            self.assertNotIn("prompt_cache_key", q["body"])
+            self.assertEqual(wire_schema.problems(q), [])
+
+    def test_anthropic_breakpoints(self):
+        model, env_for, _, _ = STYLES["anthropic"]
+        server = self.server(self.SHELL)
+        r = self.run_ow(["--model", model, "--approval-mode", "bypass-approvals", "--prompt", "x"],
+                        self.env(**env_for(server.url)))
+        self.assertEqual(r.code, 0, r.stderr)
+        last = server.requests()[-1]["body"]
+        self.assertIn("cache_control", last["system"][-1])
+        self.assertIn("cache_control", last["tools"][-1])
+        self.assertNotIn("cache_control", last["tools"][0])
+        self.assertIn("cache_control", last["messages"][-1]["content"][-1])
+        # The rolling point: where the previous request ended.
+        self.assertIn("cache_control", last["messages"][-3]["content"][-1])
+        self.assertEqual(json.dumps(last).count('"cache_control"'), 4)
+
+    def test_region_refusal_is_permanent_mid_stream(self):
+        server = self.server({"turns": [
+            {"text": "Starting", "error": {"kind": "permission", "in_stream": True}},
+            {"text": "never served"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "x"], openai_env(self, server))
+        self.assertEqual(r.code, 3, r.stderr)
+        self.assertEqual(len(server.requests()), 1)  # not retried
+        self.assertIn("country or region", r.stderr)
+        self.assertNotIn("set a valid key", r.stderr.lower())
+        self.assertNotIn("retry 1/2", r.stderr)
+
+    def test_in_stream_failure_still_retried(self):
+        # Control: the same stream failing as an overload is retried.
+        server = self.server({"turns": [
+            {"text": "Starting", "error": {"kind": "overloaded", "in_stream": True}},
+            {"text": "recovered"}]})
+        r = self.run_ow(["--model", "openai:gpt-4o", "--prompt", "x"], openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertEqual(len(server.requests()), 2)
+
+    def test_shell_result_is_lean_and_the_record_whole(self):
+        server = self.server(self.SHELL)
+        r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "x"],
+                        openai_env(self, server))
+        self.assertEqual(r.code, 0, r.stderr)
+        tool = {m["tool_call_id"]: m["content"] for m in r.json("messages.json") if m["role"] == "tool"}
+        sub = os.path.join(os.path.realpath(self.ws), "sub")
+        self.assertEqual(tool["c1"], "one")
+        self.assertEqual(tool["c2"], f"[exit code 1]\n[now in {sub}]")
+        self.assertEqual(tool["c3"], "(no output)")  # same folder, exit 0: nothing else to say
+        # What the model was sent is that text, not the record.
+        sent = json.dumps(server.requests()[-1]["body"]["messages"])
+        for word in ("timed_out", "truncated", '\\"cwd\\"', "mkdir -p sub && cd sub && false\\\", \\\"cwd"):
+            self.assertNotIn(word, sent)
+        # The event log keeps everything.
+        finished = {e["data"]["call_id"]: e["data"] for e in r.lines("events.jsonl") if e["type"] == "tool_finished"}
+        rec = finished["c2"]["result"]
+        self.assertEqual(rec["command"], "mkdir -p sub && cd sub && false")
+        self.assertEqual(rec["cwd"], sub)
+        self.assertEqual(rec["exit_code"], 1)
+        self.assertIs(rec["timed_out"], False)
+        self.assertIs(rec["truncated"], False)
+        self.assertEqual(finished["c1"]["result"]["output"], "one\n")
+
+
+class ToolSalvage(RunTestCase):
+    """A local model that writes its tool call as text gets it run, only for
+    an offered tool and never from a code block; the cloud wires, which have
+    structured calls, are left alone."""
+
+    def run_text_reply(self, style, text):
+        model, env_for, _, _ = STYLES[style]
+        server = self.server({"turns": [{"text": text}, {"text": "finished"}]})
+        r = self.run_ow(["--model", model, "--approval-mode", "bypass-approvals", "--prompt", "make it"],
+                        self.env(**env_for(server.url)))
+        self.assertEqual(r.code, 0, r.stderr)
+        return r, server.requests()
+
+    def test_local_wires_salvage_offered_calls(self):
+        for style, text in (
+                ("ollama", '<tool_call>\n{"name": "run_shell", "arguments": {"command": "echo hi > made.txt"}}\n</tool_call>'),
+                ("vllm", "Making it.\n<function=run_shell>\n<parameter=command>\necho hi > made.txt\n</parameter>\n"
+                         "</function>"),
+                ("openai-chat", '{"name": "run_shell", "arguments": {"command": "echo hi > made.txt"}}')):
+            made = os.path.join(self.ws, "made.txt")
+            if os.path.exists(made):
+                os.unlink(made)
+            r, reqs = self.run_text_reply(style, text)
+            self.assertTrue(os.path.exists(made), style)
+            self.assertEqual(len(reqs), 2, style)
+            # The history holds a real call, answered on the wire's own terms.
+            self.assertEqual(wire_schema.problems(reqs[1]), [], style)
+            assistant = [m for m in r.json("messages.json") if m["role"] == "assistant"][0]
+            self.assertEqual(assistant["tool_calls"][0]["function"]["name"], "run_shell", style)
+            self.assertNotIn("<tool_call>", assistant["content"])
+            self.assertNotIn("<function=", assistant["content"])
+
+    def test_unoffered_and_example_calls_stay_text(self):
+        for text in ('<tool_call>{"name": "format_disk", "arguments": {}}</tool_call>',
+                     'To run it yourself:\n```\n<tool_call>{"name": "run_shell", "arguments": '
+                     '{"command": "echo hi > made.txt"}}</tool_call>\n```'):
+            r, reqs = self.run_text_reply("ollama", text)
+            self.assertFalse(os.path.exists(os.path.join(self.ws, "made.txt")), text)
+            self.assertEqual(len(reqs), 1, text)  # the reply was the answer
+            self.assertEqual(r.json("summary.json")["tool_calls"], 0)
+
+    def test_cloud_wires_are_left_alone(self):
+        r, reqs = self.run_text_reply(
+            "anthropic", '<tool_call>{"name": "run_shell", "arguments": {"command": "echo hi > made.txt"}}</tool_call>')
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "made.txt")))
+        self.assertEqual(len(reqs), 1)
+
+
+class ReadsAtOnce(RunTestCase):
+    """Low-risk reads of one reply run at once; everything else in order, and
+    the results go back in the order the model asked. The overlap is proved
+    by the calls themselves, not by a clock: a stand-in git makes `status`
+    and `log` each wait until the other has started, which can only happen
+    when both run together (run one after the other, the first gives up
+    after its bound and says so)."""
+
+    FAKE_GIT = """#!/bin/sh
+me=other; peer=other
+# Only the tools' own calls coordinate (the system prompt's git lines use
+# other options and get nothing).
+case " $* " in
+  *" status --short --branch "*) me=status; peer=log ;;
+  *" --date=short "*) me=log; peer=status ;;
+  *) exit 0 ;;
+esac
+touch "$PWD/.started-$me"
+i=0
+while [ ! -e "$PWD/.started-$peer" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+if [ -e "$PWD/.started-$peer" ]; then said="$me saw $peer running"; else said="$me ran alone"; fi
+if [ $me = log ]; then printf 'abc1234\\037A\\0372026-01-01\\037%s\\n' "$said"; else echo "## $said"; fi
+"""
+
+    def test_reads_overlap_and_results_keep_their_order(self):
+        bindir = os.path.join(self.tmp, "bin")
+        os.makedirs(bindir)
+        git = os.path.join(bindir, "git")
+        with open(git, "w") as f:
+            f.write(self.FAKE_GIT)
+        os.chmod(git, 0o755)
+        # The git tools are offered in a repository.
+        subprocess.run(["git", "init", "-q", self.ws], check=True)
+        server = self.server({"turns": [
+            {"tool_calls": [{"id": "r1", "name": "git_status", "arguments": {}},
+                            {"id": "r2", "name": "git_log", "arguments": {}},
+                            {"id": "w1", "name": "write_file", "arguments": {"path": "n.txt", "content": "new"}},
+                            {"id": "r3", "name": "read_file", "arguments": {"path": "n.txt"}}]},
+            {"text": "done"}]})
+        env = openai_env(self, server)
+        env["PATH"] = bindir + os.pathsep + env.get("PATH", "/usr/bin:/bin")
+        r = self.run_ow(["--model", "openai:gpt-4o", "--coworker", "code", "--approval-mode", "bypass-approvals",
+                         "--prompt", "x"], env)
+        self.assertEqual(r.code, 0, r.stderr)
+        tool = [m for m in r.json("messages.json") if m["role"] == "tool"]
+        self.assertEqual([m["tool_call_id"] for m in tool], ["r1", "r2", "w1", "r3"])
+        self.assertIn("status saw log running", tool[0]["content"])
+        self.assertIn("log saw status running", tool[1]["content"])
+        # The read after the write is not started ahead of it: it sees the file.
+        self.assertIn("new", tool[3]["content"])
+        # Every surface sees each call's events in the order it was asked.
+        events = [(e["type"], e["data"]["call_id"]) for e in r.lines("events.jsonl")
+                  if e["type"] in ("tool_started", "tool_finished")]
+        self.assertEqual(events, [("tool_started", "r1"), ("tool_finished", "r1"), ("tool_started", "r2"),
+                                  ("tool_finished", "r2"), ("tool_started", "w1"), ("tool_finished", "w1"),
+                                  ("tool_started", "r3"), ("tool_finished", "r3")])
+        self.assertEqual(wire_schema.problems(server.requests()[1]), [])
+
+
+class WireSchemaSelfTest(unittest.TestCase):
+    """The request schemas must be able to fail: a good body of each wire
+    passes, and the same body with one member the wire does not define on a
+    message (the finish_reason we used to send, among others) fails."""
+
+    CALL = {"id": "call_1", "type": "function", "function": {"name": "run_shell", "arguments": "{}"}}
+    GOOD = {
+        "/v1/chat/completions": {"model": "m", "stream": True, "messages": [
+            {"role": "system", "content": "s"}, {"role": "user", "content": "u"},
+            {"role": "assistant", "content": "", "tool_calls": [CALL]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "ok"}]},
+        "/v1/responses": {"model": "m", "input": [
+            {"role": "user", "content": "u"},
+            {"type": "function_call", "call_id": "call_1", "name": "run_shell", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "call_1", "output": "ok"}]},
+        "/v1/messages": {"model": "m", "max_tokens": 10, "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "u"}]},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "run_shell", "input": {}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]}]},
+        "/v1beta/models/g:streamGenerateContent": {"contents": [
+            {"role": "user", "parts": [{"text": "u"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "run_shell", "args": {}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "run_shell", "response": {"r": "ok"}}}]}]},
+        "/api/chat": {"model": "m", "messages": [
+            {"role": "user", "content": "u"},
+            {"role": "assistant", "content": "", "tool_calls": [{"function": {"name": "run_shell", "arguments": {}}}]},
+            {"role": "tool", "tool_name": "run_shell", "content": "ok"}]},
+    }
+
+    def request(self, path, body):
+        return {"method": "POST", "path": path, "body": body}
+
+    def test_good_passes(self):
+        for path, body in self.GOOD.items():
+            self.assertEqual(wire_schema.problems(self.request(path, body)), [], path)
+
+    def test_unknown_members_fail(self):
+        for path, body in self.GOOD.items():
+            key = "contents" if "contents" in body else "input" if "input" in body else "messages"
+            for i in range(len(body[key])):
+                for extra in ({"finish_reason": "tool_calls"}, {"ts": 1}, {"_openai": {}}):
+                    bad = json.loads(json.dumps(body))
+                    bad[key][i].update(extra)
+                    self.assertNotEqual(wire_schema.problems(self.request(path, bad)), [], (path, i, extra))
+            bad = dict(body, unknown_member=1)
+            self.assertNotEqual(wire_schema.problems(self.request(path, bad)), [], path)
+
+    def test_chat_tool_arguments_are_text(self):
+        bad = json.loads(json.dumps(self.GOOD["/v1/chat/completions"]))
+        bad["messages"][2]["tool_calls"][0]["function"]["arguments"] = {}
+        self.assertNotEqual(wire_schema.problems(self.request("/v1/chat/completions", bad)), [])
+
+    def test_unknown_route_is_a_problem(self):
+        self.assertNotEqual(wire_schema.problems(self.request("/v2/elsewhere", {})), [])
 
 
 class AtifCheckSelfTest(unittest.TestCase):

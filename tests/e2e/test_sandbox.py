@@ -95,19 +95,28 @@ class SandboxCase(RunTestCase):
         return self.env(OPENAI_BASE_URL=server.url + "/v1", OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"],
                         HOME=self.person, GITHUB_TOKEN="ghp_must_not_reach_the_sandbox", **extra)
 
+    def results_in(self, out):
+        """call_id → each tool call's full result: the record the event log
+        keeps for a command (the model reads a leaner text), else the tool
+        message's JSON."""
+        records = {}
+        with open(os.path.join(out, "events.jsonl")) as f:
+            for line in f:
+                e = json.loads(line)
+                if e["type"] == "tool_finished" and "result" in e["data"]:
+                    records[e["data"]["call_id"]] = e["data"]["result"]
+        with open(os.path.join(out, "messages.json")) as f:
+            msgs = json.load(f)
+        return {m["tool_call_id"]: records.get(m["tool_call_id"]) or json.loads(m["content"])
+                for m in msgs if m.get("role") == "tool"}
+
     def tool_results(self, r):
-        """call_id → the tool message content the model saw (parsed)."""
-        out = {}
-        for m in r.json("messages.json"):
-            if m.get("role") == "tool":
-                out[m["tool_call_id"]] = json.loads(m["content"])
-        return out
+        """call_id → the full result of each tool call."""
+        return self.results_in(r.out)
 
     def out_results(self):
         """The tool results of a run at a terminal (its record is in self.out)."""
-        with open(os.path.join(self.out, "messages.json")) as f:
-            msgs = json.load(f)
-        return {m["tool_call_id"]: json.loads(m["content"]) for m in msgs if m.get("role") == "tool"}
+        return self.results_in(self.out)
 
     def finished(self, r):
         return {e["data"]["call_id"]: e["data"] for e in r.lines("events.jsonl") if e["type"] == "tool_finished"}

@@ -12,6 +12,7 @@
 #include "core/ow-context.h"
 #include "ow-model-server.h"
 #include "policy/ow-attendant.h"
+#include "tools/ow-shell-result.h"
 
 typedef struct {
   char          *dir;       /* temp home */
@@ -513,7 +514,8 @@ test_result_bounded_and_spilled (Fixture *f, gconstpointer data)
   g_assert_cmpuint (strlen (content), <, 1400);
   g_assert_nonnull (strstr (content, spilled_file));
   g_assert_true (g_file_get_contents (spilled_file, &full, NULL, NULL));
-  g_assert_nonnull (strstr (full, "2999\\n3000"));
+  /* The spill holds what the model would have read: the output as text. */
+  g_assert_nonnull (strstr (full, "2999\n3000"));
   g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_finished", 0)->data, "spilled_to"), ==, spilled_file);
 }
 
@@ -707,10 +709,44 @@ test_compaction_falls_back_to_trimming (Fixture *f, gconstpointer data)
   g_assert_true (g_str_has_prefix (request_content (f, 4, 2), "first answer"));
 }
 
+/* What the model reads of a shell record: only what is not the usual. */
+static void
+test_shell_result_lean (void)
+{
+  static const struct {
+    const char *record;
+    const char *previous_cwd;
+    const char *expected;
+  } cases[] = {
+    { "{\"command\":\"echo hi\",\"cwd\":\"/w\",\"exit_code\":0,\"output\":\"hi\\n\",\"timed_out\":false,"
+      "\"truncated\":false}", "/w", "hi" },
+    { "{\"command\":\"true\",\"cwd\":\"/w\",\"exit_code\":0,\"output\":\"\",\"timed_out\":false,"
+      "\"truncated\":false}", "/w", "(no output)" },
+    { "{\"command\":\"cd a; false\",\"cwd\":\"/w/a\",\"exit_code\":1,\"output\":\"x\",\"timed_out\":false,"
+      "\"truncated\":false}", "/w", "x\n[exit code 1]\n[now in /w/a]" },
+    { "{\"error\":\"the command timed out after 1 s and was interrupted\",\"command\":\"sleep 9\",\"cwd\":\"/w\","
+      "\"exit_code\":null,\"output\":\"\",\"timed_out\":true,\"truncated\":false}", "/w",
+      "[error: the command timed out after 1 s and was interrupted]" },
+    { "{\"command\":\"seq 9\",\"cwd\":\"/w\",\"exit_code\":0,\"output\":\"9\",\"timed_out\":false,"
+      "\"truncated\":true,\"note\":\"only its end is shown\"}", "/w", "9\n[note: only its end is shown]" },
+    /* Not a foreground record: passed through as it is. */
+    { "{\"task_id\":\"bg-1\",\"command\":\"srv\",\"status\":\"running\"}", "/w",
+      "{\"task_id\":\"bg-1\",\"command\":\"srv\",\"status\":\"running\"}" },
+    { "not json", "/w", "not json" },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = ow_shell_result_for_model (cases[i].record, cases[i].previous_cwd);
+      g_assert_cmpstr (text, ==, cases[i].expected);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/ow/engine/agent/shell-result-lean", test_shell_result_lean);
 #define ADD(path, fn) g_test_add ("/ow/engine/agent/" path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   ADD ("tool-round-trip", test_tool_round_trip);
   ADD ("mangled-arguments", test_mangled_arguments_not_executed);

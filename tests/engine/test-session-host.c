@@ -343,6 +343,103 @@ test_attachments_reach_the_model (Fixture *f, gconstpointer data)
   g_assert_nonnull (strstr (body, "thyme"));
 }
 
+/* A one-page PDF that says "Thyme is the secret" (Helvetica, no compression). */
+#define MINI_PDF_URL \
+  "data:application/pdf;base64," \
+  "JVBERi0xLjQKMSAwIG9iago8PCAvVHlwZSAvQ2F0YWxvZyAvUGFnZXMgMiAwIFIgPj4KZW5kb2JqCjIgMCBvYmoKPDwgL1R5cGUg" \
+  "L1BhZ2VzIC9LaWRzIFszIDAgUl0gL0NvdW50IDEgPj4KZW5kb2JqCjMgMCBvYmoKPDwgL1R5cGUgL1BhZ2UgL1BhcmVudCAyIDAg" \
+  "UiAvTWVkaWFCb3ggWzAgMCAzMDAgMTAwXSAvQ29udGVudHMgNCAwIFIgL1Jlc291cmNlcyA8PCAvRm9udCA8PCAvRjEgNSAwIFIg" \
+  "Pj4gPj4gPj4KZW5kb2JqCjQgMCBvYmoKPDwgL0xlbmd0aCA0OSA+PgpzdHJlYW0KQlQgL0YxIDEyIFRmIDIwIDUwIFRkIChUaHlt" \
+  "ZSBpcyB0aGUgc2VjcmV0KSBUaiBFVAplbmRzdHJlYW0KZW5kb2JqCjUgMCBvYmoKPDwgL1R5cGUgL0ZvbnQgL1N1YnR5cGUgL1R5" \
+  "cGUxIC9CYXNlRm9udCAvSGVsdmV0aWNhID4+CmVuZG9iagp4cmVmCjAgNgowMDAwMDAwMDAwIDY1NTM1IGYgCjAwMDAwMDAwMDkg" \
+  "MDAwMDAgbiAKMDAwMDAwMDA1OCAwMDAwMCBuIAowMDAwMDAwMTE1IDAwMDAwIG4gCjAwMDAwMDAyNDEgMDAwMDAgbiAKMDAwMDAw" \
+  "MDM0MCAwMDAwMCBuIAp0cmFpbGVyCjw8IC9TaXplIDYgL1Jvb3QgMSAwIFIgPj4Kc3RhcnR4cmVmCjQxMAolJUVPRgo="
+
+/* Issue 10's scenario: an image and a PDF sent to a model that reads them,
+ * then a switch to deepseek-chat, which reads neither. The switch leaves a
+ * notice, an event and a line the new model reads; the image becomes a
+ * placeholder and the PDF its text; the history keeps both as they were. */
+static void
+test_switch_to_a_model_without_vision (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSession) s = NULL;
+  g_autoptr(JsonArray) atts = json_array_new ();
+  g_autoptr(JsonArray) history = NULL;
+  g_autofree char *first = NULL, *second = NULL;
+  g_autofree char *url = NULL, *base = NULL;
+  JsonObject *a;
+  JsonArray *reqs;
+  const char *id;
+  guint i, switched = 0;
+
+  serve (f, "{\"turns\":[{\"text\":\"a red square\"},{\"text\":\"still here\"}]}");
+  url = ow_model_server_get_url (f->server);
+  base = g_strdup_printf ("%s/v1", url);
+  g_setenv ("DEEPSEEK_BASE_URL", base, TRUE);
+  g_setenv ("DEEPSEEK_API_KEY", "sk-test-deepseek-0123456789", TRUE);
+  s = new_session (f, f->ws, "ask");
+  id = ow_session_get_id (s);
+
+  a = json_object_new ();
+  json_object_set_string_member (a, "kind", "image");
+  json_object_set_string_member (a, "name", "square.png");
+  json_object_set_string_member (a, "data_url", "data:image/png;base64,iVBORw0KGgo=");
+  json_array_add_object_element (atts, a);
+  a = json_object_new ();
+  json_object_set_string_member (a, "kind", "pdf");
+  json_object_set_string_member (a, "name", "recipe.pdf");
+  json_object_set_string_member (a, "data_url", MINI_PDF_URL);
+  json_array_add_object_element (atts, a);
+  g_assert_true (ow_session_host_send (f->host, id, "what is this?", atts, &error));
+  g_assert_no_error (error);
+  wait_for (f, id, "turn_done", 0);
+
+  g_assert_true (ow_session_host_set_model (f->host, id, "deepseek:deepseek-chat", &error));
+  g_assert_no_error (error);
+  i = wait_for (f, id, "model_switch", 0);
+  g_assert_cmpstr (ow_json_get_string (event_at (f, i)->data, "text"), ==,
+                   "Model switched to deepseek:deepseek-chat — earlier images can't be read by this model");
+  /* Switching to the model it already has says nothing. */
+  g_assert_true (ow_session_host_set_model (f->host, id, "deepseek:deepseek-chat", &error));
+  for (guint k = 0; k < f->events->len; k++)
+    switched += g_str_equal (event_at (f, k)->type, "model_switch");
+  g_assert_cmpuint (switched, ==, 1);
+
+  g_assert_true (ow_session_host_send (f->host, id, "and now?", NULL, &error));
+  wait_for (f, id, "turn_done", i);
+
+  reqs = ow_model_server_get_requests (f->server);
+  g_assert_cmpuint (json_array_get_length (reqs), ==, 2);
+  /* Control: the first model got the image and the PDF as they are. */
+  first = json_to_string (json_array_get_element (reqs, 0), FALSE);
+  g_assert_nonnull (strstr (first, "\"image_url\""));
+  g_assert_nonnull (strstr (first, "\"file_data\""));
+  g_assert_null (strstr (first, "not viewable"));
+  /* deepseek-chat gets neither: a placeholder, the PDF's text, and the line. */
+  second = json_to_string (json_array_get_element (reqs, 1), FALSE);
+  g_assert_cmpstr (ow_json_get_string (json_object_get_object_member (json_array_get_object_element (reqs, 1), "body"),
+                                       "model"), ==, "deepseek-chat");
+  g_assert_null (strstr (second, "\"image_url\""));
+  g_assert_null (strstr (second, "\"file_data\""));
+  g_assert_null (strstr (second, "iVBORw0KGgo"));
+  g_assert_nonnull (strstr (second, "[image attachment — not viewable by this model]"));
+  g_assert_nonnull (strstr (second, "Thyme is the secret"));
+  g_assert_nonnull (strstr (second, "[Model switched to deepseek:deepseek-chat — earlier images can't be read by this "
+                                    "model]\\n\\nand now?"));
+  g_assert_null (strstr (second, "\"notice\""));
+
+  /* The history is unchanged: the image is still there for a model that can see. */
+  history = ow_session_dup_history (s);
+  {
+    g_autofree char *text = json_to_string (json_node_init_array (json_node_alloc (), history), FALSE);
+    g_assert_nonnull (strstr (text, "iVBORw0KGgo"));
+    g_assert_nonnull (strstr (text, "\"model_switch\""));
+  }
+  g_unsetenv ("DEEPSEEK_BASE_URL");
+  g_unsetenv ("DEEPSEEK_API_KEY");
+}
+
 static void
 test_delete (Fixture *f, gconstpointer data)
 {
@@ -562,6 +659,8 @@ main (int argc, char **argv)
   g_test_add ("/host/scratch-writable", Fixture, NULL, setup, test_scratch_folder_is_writable, teardown);
   g_test_add ("/host/live-changes", Fixture, NULL, setup, test_live_changes, teardown);
   g_test_add ("/host/attachments", Fixture, NULL, setup, test_attachments_reach_the_model, teardown);
+  g_test_add ("/host/switch-to-a-model-without-vision", Fixture, NULL, setup, test_switch_to_a_model_without_vision,
+              teardown);
   g_test_add ("/host/delete", Fixture, NULL, setup, test_delete, teardown);
   g_test_add ("/host/retry-after-no-model", Fixture, NULL, setup, test_retry_after_no_model, teardown);
   g_test_add ("/host/recovery", Fixture, NULL, setup, test_recovery_after_a_crash, teardown);

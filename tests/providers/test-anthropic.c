@@ -97,6 +97,24 @@ test_request_body (void)
   tp_assert_path_string (body, "$.tools[0].input_schema.type", "object");
   tp_assert_path_string (body, "$.tools[2].input_schema.type", "object");
 
+  /* The four breakpoints, the most the service takes: the last tool, the
+   * system prompt, the previous request's end (the user message before
+   * the newest assistant turn, where this call reads the cache from) and
+   * this request's end (where the next call will). */
+  tp_assert_path_string (body, "$.tools[2].cache_control.type", "ephemeral");
+  g_assert_false (tp_path_exists (body, "$.tools[0].cache_control"));
+  g_assert_false (tp_path_exists (body, "$.tools[1].cache_control"));
+  tp_assert_path_string (body, "$.messages[0].content[3].cache_control.type", "ephemeral");
+  g_assert_false (tp_path_exists (body, "$.messages[1].content[4].cache_control"));
+  {
+    g_autofree char *text = json_to_string (body, FALSE);
+    guint marks = 0;
+
+    for (const char *p = strstr (text, "\"cache_control\""); p != NULL; p = strstr (p + 1, "\"cache_control\""))
+      marks++;
+    g_assert_cmpuint (marks, ==, 4);
+  }
+
   /* 4.6: adaptive thinking, so no temperature; max_tokens is required. */
   tp_assert_path_string (body, "$.thinking.type", "adaptive");
   g_assert_cmpint (tp_path_int (body, "$.max_tokens"), ==, 32000);

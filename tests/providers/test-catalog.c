@@ -375,12 +375,40 @@ test_create (void)
   }
 }
 
+/* Which models read images and PDFs (the "vision" field), and which entry
+ * takes the session's prompt-cache key. */
+static void
+test_vision_and_cache_key (void)
+{
+  const OwProviderEntry *openai = ow_provider_catalog_lookup ("openai");
+  const OwProviderEntry *deepseek = ow_provider_catalog_lookup ("deepseek");
+  const OwProviderEntry *anthropic = ow_provider_catalog_lookup ("anthropic");
+  const OwProviderEntry *together = ow_provider_catalog_lookup ("together");
+
+  g_assert_true (ow_provider_entry_model_has_vision (openai, "gpt-5.6-sol"));
+  g_assert_true (ow_provider_entry_model_has_vision (openai, "gpt-4o"));
+  g_assert_false (ow_provider_entry_model_has_vision (openai, "o3-mini"));
+  g_assert_false (ow_provider_entry_model_has_vision (deepseek, "deepseek-chat"));
+  g_assert_true (ow_provider_entry_model_has_vision (anthropic, "claude-sonnet-4-6"));
+  /* An entry nobody has checked keeps sending images. */
+  g_assert_true (ow_provider_entry_model_has_vision (together, "meta-llama/Llama-4-Maverick"));
+
+  g_assert_true (json_object_get_boolean_member_with_default (openai->quirks, "prompt_cache_key", FALSE));
+  for (guint i = 0; i < ow_provider_catalog_get ()->len; i++)
+    {
+      const OwProviderEntry *e = g_ptr_array_index (ow_provider_catalog_get (), i);
+      if (e != openai && e->quirks != NULL)
+        g_assert_false (json_object_has_member (e->quirks, "prompt_cache_key"));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
   g_test_add_func ("/ow/providers/catalog/entries", test_entries);
+  g_test_add_func ("/ow/providers/catalog/vision-and-cache-key", test_vision_and_cache_key);
   g_test_add_func ("/ow/providers/catalog/split", test_split);
   g_test_add_func ("/ow/providers/catalog/create", test_create);
 

@@ -54,7 +54,7 @@ static const Case cases[] = {
   { "openai region", "OpenAI", "OPENAI_API_KEY", "gpt-5.6-sol", 403,
     "{\"error\":{\"message\":\"Country, region, or territory not supported\",\"type\":\"request_forbidden\","
     "\"param\":null,\"code\":\"unsupported_country_region_territory\"}}",
-    OW_PROVIDER_ERROR_AUTH, "OPENAI_API_KEY" },
+    OW_PROVIDER_ERROR_REGION, "does not serve requests from this country or region" },
   { "openai server", "OpenAI", "OPENAI_API_KEY", "gpt-5.6-sol", 500,
     "{\"error\":{\"message\":\"The server had an error while processing your request. Sorry about that!\",\"type\":\"server_error\"}}",
     OW_PROVIDER_ERROR_SERVER, "Retry" },
@@ -146,6 +146,10 @@ static const Case cases[] = {
   { "gemini permission", "Gemini (Google)", "GEMINI_API_KEY", "gemini-3.6-flash", 403,
     "{\"error\":{\"code\":403,\"message\":\"The caller does not have permission\",\"status\":\"PERMISSION_DENIED\"}}",
     OW_PROVIDER_ERROR_AUTH, NULL },
+  { "gemini location", "Gemini (Google)", "GEMINI_API_KEY", "gemini-3.6-flash", 400,
+    "{\"error\":{\"code\":400,\"message\":\"User location is not supported for the API use.\","
+    "\"status\":\"FAILED_PRECONDITION\"}}",
+    OW_PROVIDER_ERROR_REGION, "retrying will not help" },
   { "gemini overloaded", "Gemini (Google)", "GEMINI_API_KEY", "gemini-3.6-flash", 503,
     "[{\"error\":{\"code\":503,\"message\":\"The model is overloaded. Please try again later.\",\"status\":\"UNAVAILABLE\"}}]",
     OW_PROVIDER_ERROR_OVERLOADED, "The model is overloaded" },
@@ -289,6 +293,17 @@ test_messages (void)
   g_clear_error (&error);
   error = ow_provider_classify ("X", NULL, "m", 0, "something_odd", "Unexpected failure", NULL);
   g_assert_error (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_SERVER);
+  g_clear_error (&error);
+
+  /* The region refusal inside a stream is no server failure (which would
+   * be retried), and its message never sends the person to their key. */
+  error = ow_provider_classify ("OpenAI", "OPENAI_API_KEY", "m", 0,
+                                "unsupported_country_region_territory",
+                                "Country, region, or territory not supported", NULL);
+  g_assert_error (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_REGION);
+  g_assert_false (ow_provider_error_is_transient (error));
+  g_assert_null (strstr (error->message, "OPENAI_API_KEY"));
+  g_assert_null (strstr (error->message, "HTTP"));
 }
 
 static void
@@ -311,6 +326,7 @@ test_transient (void)
     { OW_PROVIDER_ERROR_PROTOCOL, TRUE },
     { OW_PROVIDER_ERROR_NO_KEY, FALSE },
     { OW_PROVIDER_ERROR_UNKNOWN_PROVIDER, FALSE },
+    { OW_PROVIDER_ERROR_REGION, FALSE },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (table); i++)

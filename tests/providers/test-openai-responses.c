@@ -114,6 +114,20 @@ test_request_quirks (void)
   g_assert_false (tp_path_exists (body, "$.stream"));
   g_assert_false (tp_path_exists (body, "$.tools"));
   ow_provider_call_free (call);
+
+  /* The session's cache key goes only where the catalog says the service
+   * takes it (OpenAI's entry); ark's server would refuse the member. */
+  req.cache_key = "ow-0123456789abcdef";
+  call = tp_build (ark, &req);
+  g_assert_false (tp_path_exists (ow_provider_call_get_body (call), "$.prompt_cache_key"));
+  ow_provider_call_free (call);
+  {
+    g_autoptr(OwProvider) openai = tp_provider_new (OW_WIRE_OPENAI_RESPONSES, "https://api.openai.com/v1",
+                                                    "sk-test-key-123456", "{\"prompt_cache_key\":true}");
+    call = tp_build (openai, &req);
+    tp_assert_path_string (ow_provider_call_get_body (call), "$.prompt_cache_key", "ow-0123456789abcdef");
+    ow_provider_call_free (call);
+  }
 }
 
 static const char *const stream_tools =

@@ -415,8 +415,9 @@ test_background (void)
 static void
 test_guard_note (void)
 {
-  g_autofree char *args = g_strdup_printf ("{\"command\": \"touch %s/noted; python3 -c \\\"open('%s/.git/hooks/x','w')\\\"\"}",
-                                           G.out, G.ws);
+  g_autofree char *args = g_strdup_printf ("{\"command\": \"touch %s/noted; python3 -c \\\"open('%s/.git/hooks/x','w')\\\"; "
+                                           "node -e \\\"require('fs').writeFileSync('%s/noded', 'x')\\\"\"}",
+                                           G.out, G.ws, G.out);
   g_autoptr(GError) error = NULL;
   g_autoptr(OwToolResult) r = sbx_call (G.guarded, "run_shell", args, &error);
   g_autoptr(JsonObject) o = NULL;
@@ -428,6 +429,7 @@ test_guard_note (void)
   g_assert_nonnull (note);
   g_assert_nonnull (strstr (note, "noted is outside the session's folders"));
   g_assert_nonnull (strstr (note, ".git/hooks/x is protected"));
+  g_assert_nonnull (strstr (note, "noded is outside the session's folders"));
   g_assert_nonnull (strstr (note, "request_directory"));
   g_clear_pointer (&o, json_object_unref);
   g_clear_pointer (&r, ow_tool_result_free);
