@@ -37,8 +37,14 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   shapes = ow_redact (text);
   while (at < size)
     {
-      gsize n = MIN (size - at, 1 + (seed = seed * 1103515245u + 12345u) % 13);
-      g_autofree char *ready = ow_redact_stream_feed (stream, text + at, n);
+      gsize step, n;
+      g_autofree char *ready = NULL;
+
+      /* Computed apart: MIN evaluates its arguments twice. */
+      seed = seed * 1103515245u + 12345u;
+      step = 1 + seed % 13;
+      n = MIN (size - at, step);
+      ready = ow_redact_stream_feed (stream, text + at, n);
 
       g_string_append (streamed, ready);
       at += n;
