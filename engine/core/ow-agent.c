@@ -1461,7 +1461,7 @@ complete_call (GTask *task, OwToolStatus status, const char *result_text, const 
   if (spilled != NULL)
     json_object_set_string_member (data, "spilled_to", spilled);
   if (g_str_equal (call->name, "run_shell"))
-    add_shell_summary (data, result_text);
+    add_shell_summary (data, run->cur_record != NULL ? run->cur_record : result_text);
   if (run->shell_changed != NULL && run->shell_changed->len > 0)
     {
       JsonArray *files = json_array_new ();

@@ -489,9 +489,10 @@ class SessionCommands(ClientTestCase):
         ], until={"type": "turn_done"}, timeout_ms=60000)
         self.assertIn("turn_done", [f["type"] for f in r["frames"]])
         msgs = self.api(f"/v1/sessions/{sid}/messages").json["messages"]
-        out = next(json.loads(m["content"]) for m in msgs if m.get("role") == "tool")
-        self.assertIn("rest=403", out["output"], out)
-        self.assertIn("ws=1008", out["output"], out)
+        # The model gets the command's output as plain text.
+        out = next(m["content"] for m in msgs if m.get("role") == "tool")
+        self.assertIn("rest=403", out)
+        self.assertIn("ws=1008", out)
         # The positive control: the same token from a person's program works.
         self.assertEqual(self.api("/v1/inbox").status, 200)
         ok = self.wsc("/ws/session/probe2", until={"type": "ready"}, timeout_ms=5000)

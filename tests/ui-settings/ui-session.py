@@ -83,7 +83,7 @@ def main(argv):
     # OpenWorker home, no bus or keyring. The tool runner's path is the
     # build's own (meson sets it), so it is kept.
     env = {k: v for k, v in os.environ.items()
-           if k == "OPENWORKER_TOOL_RUNNER"
+           if k in ("OPENWORKER_TOOL_RUNNER", "OPENWORKER_AUTO_TITLE")
            or not (k.endswith("_API_KEY") or k.startswith("OPENWORKER_") or k.startswith("DBUS_")
                    or k.startswith("GNOME_KEYRING") or k in ("WAYLAND_DISPLAY", "SSH_AUTH_SOCK", "DISPLAY"))}
     env.update(HOME=os.path.join(root, "home"),
