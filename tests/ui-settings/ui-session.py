@@ -81,7 +81,8 @@ def main(argv):
         os.makedirs(os.path.join(root, sub), mode=0o700)
     # Nothing of the person's own session reaches the test: no keys, no
     # OpenWorker home, no bus or keyring. The tool runner's path is the
-    # build's own (meson sets it), so it is kept.
+    # build's own (meson sets it), so it is kept, and so is the switch that
+    # keeps the title call from taking a scripted model turn.
     env = {k: v for k, v in os.environ.items()
            if k in ("OPENWORKER_TOOL_RUNNER", "OPENWORKER_AUTO_TITLE")
            or not (k.endswith("_API_KEY") or k.startswith("OPENWORKER_") or k.startswith("DBUS_")
