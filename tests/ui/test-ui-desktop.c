@@ -941,6 +941,218 @@ test_artifacts (Fixture *f, gconstpointer data)
   gtk_window_destroy (GTK_WINDOW (viewer));
 }
 
+/* ---- The GNOME window: adaptive, searchable, one empty session per folder ---- */
+
+/* The first widget on screen under @root of @type. */
+static GtkWidget *
+find_type (GtkWidget *root, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type) && gtk_widget_get_mapped (root))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_type (c, type);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The first button under @root whose action is @action. */
+static GtkWidget *
+find_action_button (GtkWidget *root, const char *action)
+{
+  if (GTK_IS_ACTIONABLE (root) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (root)), action) == 0)
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_action_button (c, action);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* @widget is shown whole inside the window, not cut off at its edge. */
+static void
+assert_inside_window (Fixture *f, GtkWidget *widget, const char *what)
+{
+  graphene_rect_t r;
+
+  g_assert_nonnull (widget);
+  g_assert_true (gtk_widget_get_mapped (widget));
+  g_assert_true (gtk_widget_compute_bounds (widget, GTK_WIDGET (f->window), &r));
+  if (r.origin.x < 0 || r.origin.x + r.size.width > gtk_widget_get_width (GTK_WIDGET (f->window)) + 0.5
+      || r.size.width < 8)
+    g_error ("%s is cut off: x %.0f, width %.0f in a window %d wide", what, r.origin.x, r.size.width,
+             gtk_widget_get_width (GTK_WIDGET (f->window)));
+}
+
+/* The window's widget is the default size less the frame GTK draws
+ * around it without a compositor (a few pixels a side). */
+static gboolean
+cond_width (Fixture *f, gconstpointer data)
+{
+  return ABS (gtk_widget_get_width (GTK_WIDGET (f->window)) - GPOINTER_TO_INT (data)) <= 12;
+}
+
+static void
+resize (Fixture *f, int width)
+{
+  gtk_window_set_default_size (GTK_WINDOW (f->window), width, 760);
+  wait_until (f, cond_width, GINT_TO_POINTER (width), 5000, "the window to take its new width");
+  spin (f, 400);
+}
+
+static void
+screenshot_both (Fixture *f, const char *name)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  g_autofree char *light = g_strdup_printf ("%s-light.png", name);
+  g_autofree char *dark = g_strdup_printf ("%s-dark.png", name);
+
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  screenshot (f, GTK_WIDGET (f->window), light);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+  screenshot (f, GTK_WIDGET (f->window), dark);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_PREFER_LIGHT);
+}
+
+/* At 640 px the sidebar folds over the page and Send stays in sight; at
+ * 900 px the deliverables fit beside the page, their buttons whole; the
+ * Inbox shows no session's deliverables. */
+static void
+test_adaptive (Fixture *f, gconstpointer data)
+{
+  OwComposer *composer = ow_session_view_get_composer (view_of (f));
+  AdwFlap *sidebar, *deliverables;
+  GtkWidget *panel = GTK_WIDGET (ow_window_get_artifacts_panel (f->window));
+
+  serve (f, "{\"turns\":[" WRITE_SCRIPT ("w7", "summary-of-the-quarter.md", "# Q3") ",{\"text\":\"Done.\"}]}");
+  send_first (f, f->ws, "bypass-approvals", "Write the summary");
+  wait_turns_done (f, 1);
+  sidebar = ADW_FLAP (gtk_widget_get_ancestor (GTK_WIDGET (ow_window_get_session_list_view (f->window)), ADW_TYPE_FLAP));
+  deliverables = ADW_FLAP (gtk_widget_get_ancestor (panel, ADW_TYPE_FLAP));
+  g_assert_true (deliverables != sidebar);
+
+  resize (f, 1180);
+  g_assert_false (adw_flap_get_folded (sidebar));
+  g_assert_true (adw_flap_get_reveal_flap (sidebar));
+  screenshot_both (f, "20-wide");
+
+  resize (f, 640);
+  g_assert_true (adw_flap_get_folded (sidebar));
+  /* Folded, the sidebar starts hidden; its toggle brings it over the page. */
+  adw_flap_set_reveal_flap (sidebar, FALSE);
+  spin (f, 400);
+  assert_inside_window (f, find_action_button (GTK_WIDGET (composer), "composer.send"), "Send at 640 px");
+  screenshot_both (f, "21-narrow");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-sidebar", NULL));
+  g_assert_true (adw_flap_get_reveal_flap (sidebar));
+  screenshot_both (f, "22-narrow-sidebar");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-sidebar", NULL));
+
+  resize (f, 900);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-artifacts", NULL));
+  wait_until (f, cond_artifact, "summary-of-the-quarter.md", 10000, "the summary among the deliverables");
+  spin (f, 400);
+  g_assert_true (adw_flap_get_reveal_flap (deliverables));
+  screenshot_both (f, "23-deliverables-900");
+  {
+    /* Every button of the panel whole inside the window. */
+    GPtrArray *stack = g_ptr_array_new ();
+    guint buttons = 0;
+
+    g_ptr_array_add (stack, panel);
+    while (stack->len > 0)
+      {
+        GtkWidget *w = g_ptr_array_steal_index (stack, stack->len - 1);
+
+        if (GTK_IS_BUTTON (w) && gtk_widget_get_mapped (w))
+          {
+            assert_inside_window (f, w, "a deliverables button at 900 px");
+            buttons++;
+          }
+        for (GtkWidget *c = gtk_widget_get_first_child (w); c != NULL; c = gtk_widget_get_next_sibling (c))
+          g_ptr_array_add (stack, c);
+      }
+    g_ptr_array_unref (stack);
+    g_assert_cmpuint (buttons, >=, 3);
+  }
+  assert_inside_window (f, find_action_button (GTK_WIDGET (composer), "composer.send"), "Send at 900 px");
+
+  /* The Inbox is nobody's session: no deliverables from the last one. */
+  ow_window_show_inbox (f->window);
+  spin (f, 400);
+  g_assert_cmpuint (ow_artifacts_panel_get_paths (OW_ARTIFACTS_PANEL (panel))->len, ==, 0);
+  screenshot_both (f, "24-inbox-900");
+  resize (f, 1180);
+}
+
+static gboolean
+cond_n_sessions (Fixture *f, gconstpointer data)
+{
+  return ow_session_list_get_n_sessions (ow_window_get_session_list (f->window)) == GPOINTER_TO_UINT (data);
+}
+
+/* The sidebar's search; a folder opened twice leaves one empty session. */
+static void
+test_search_and_folder (Fixture *f, gconstpointer data)
+{
+  OwSessionHost *host = ow_application_get_host (f->app);
+  OwStore *store = ow_context_get_store (ow_application_get_context (f->app));
+  OwSessionList *list = ow_window_get_session_list (f->window);
+  const char *names[] = { "Draft the launch note", "Weekly plan", "Plan the offsite" };
+  const char *first;
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      OwSessionSpec spec = { .coworker = "cowork" };
+      g_autoptr(OwSession) s = ow_session_host_create (host, &spec, NULL);
+      g_assert_true (ow_store_session_rename (store, ow_session_get_id (s), names[i], NULL));
+    }
+  ow_session_list_refresh (list);
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 3);
+
+  /* Every word, any case, in any order. */
+  ow_session_list_set_filter_text (list, "plan");
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 2);
+  ow_session_list_set_filter_text (list, "OFFSITE plan");
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 1);
+  ow_session_list_set_filter_text (list, "nothing like it");
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 0);
+  screenshot (f, GTK_WIDGET (f->window), "25-search-empty.png");
+  ow_session_list_set_filter_text (list, "  ");
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 3);
+  /* Typed into the sidebar's search entry. */
+  {
+    GtkWidget *sidebar = adw_flap_get_flap (ADW_FLAP (gtk_widget_get_ancestor (
+                           GTK_WIDGET (ow_window_get_session_list_view (f->window)), ADW_TYPE_FLAP)));
+    GtkWidget *entry = find_type (sidebar, GTK_TYPE_SEARCH_ENTRY);
+
+    g_assert_nonnull (entry);
+    gtk_editable_set_text (GTK_EDITABLE (entry), "offsite");
+    wait_until (f, cond_n_sessions, GUINT_TO_POINTER (1), 5000, "the search to leave one session");
+    screenshot (f, GTK_WIDGET (f->window), "26-search.png");
+    gtk_editable_set_text (GTK_EDITABLE (entry), "");
+    wait_until (f, cond_n_sessions, GUINT_TO_POINTER (3), 5000, "the cleared search to show all");
+  }
+
+  /* openworker-desktop FOLDER, twice: one session there, not two. */
+  ow_window_new_session_in (f->window, f->ws);
+  wait_until (f, cond_n_sessions, GUINT_TO_POINTER (4), 5000, "the folder's session in the sidebar");
+  first = ow_session_view_get_session_id (view_of (f));
+  g_assert_nonnull (first);
+  {
+    g_autofree char *kept = g_strdup (first);
+    ow_window_new_session (f->window, NULL);
+    ow_window_new_session_in (f->window, f->ws);
+    g_assert_cmpstr (ow_session_view_get_session_id (view_of (f)), ==, kept);
+  }
+  ow_session_list_refresh (list);
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 4);
+}
+
 /* The composer: attachments within the limits, refusals with a reason,
  * and the attachment reaching the model. */
 static void
@@ -1041,5 +1253,7 @@ main (int argc, char **argv)
   g_test_add ("/ow/ui/desktop/artifacts", Fixture, NULL, setup, test_artifacts, teardown);
   g_test_add ("/ow/ui/desktop/attachments", Fixture, NULL, setup, test_attachments, teardown);
   g_test_add ("/ow/ui/desktop/mode-and-stop", Fixture, NULL, setup, test_mode_and_stop, teardown);
+  g_test_add ("/ow/ui/desktop/adaptive", Fixture, NULL, setup, test_adaptive, teardown);
+  g_test_add ("/ow/ui/desktop/search-and-folder", Fixture, NULL, setup, test_search_and_folder, teardown);
   return g_test_run ();
 }
