@@ -1,6 +1,7 @@
 /* ow-composer.h: where a person writes to the session.
  *
- * A multi-line entry (Ctrl+Enter sends, Esc stops a running turn),
+ * A multi-line entry with a placeholder (Enter sends, Shift+Enter adds a
+ * line, Esc stops a running turn),
  * attachments by button or drag and drop with the original's limits
  * (at most 8; images and PDFs as data URLs, PDFs at most 20 pages and
  * 10 MB; text files up to 200,000 characters), the approval mode chip (ask,

@@ -10,7 +10,8 @@ leaves the action missing, and nothing else notices. The test opens the
 window twice, read over AT-SPI: through the main window's
 win.show-help-overlay (over org.gtk.Actions, as the main menu runs it),
 and by typing Ctrl+? into the main window (xdotool). Both times it must
-list the composer's shortcuts, Ctrl+Enter to send and Esc to stop, each
+list the composer's shortcuts, Enter to send, Shift+Enter for a new line
+and Esc to stop, each
 key combination in the row of its title.
 """
 import os
@@ -23,7 +24,8 @@ import desktop_app as d  # noqa: E402
 
 WANTED = {
     # title: the keys GtkShortcutLabel shows for it (Return is drawn as ⏎)
-    "Send the message": (("Ctrl",), ("⏎", "Enter", "Return")),
+    "Send the message": (("⏎", "Enter", "Return"),),
+    "Add a line": (("Shift",), ("⏎", "Enter", "Return")),
     "Stop the running turn": (("Escape", "Esc"),),
 }
 
