@@ -33,6 +33,7 @@ struct _OwComposer
   GtkTextView    *text_view;
   GtkWidget      *placeholder_label;
   GtkLabel       *notice_label;
+  GtkWidget      *mode_warning_label;
   GtkDropDown    *mode_dropdown;
   GtkDropDown    *model_dropdown;
   GtkWidget      *send_button;
@@ -547,6 +548,7 @@ on_mode_selected_cb (GtkDropDown *dropdown, GParamSpec *pspec, gpointer user_dat
     return;
   set_string_prop (self, &self->mode, modes[i], PROP_MODE);
   gtk_widget_set_tooltip_text (GTK_WIDGET (dropdown), ow_format_mode_help (modes[i]));
+  gtk_widget_set_visible (self->mode_warning_label, g_strcmp0 (modes[i], "bypass-approvals") == 0);
 }
 
 static void
@@ -584,6 +586,8 @@ select_mode (OwComposer *self)
         gtk_drop_down_set_selected (self->mode_dropdown, i);
         gtk_widget_set_tooltip_text (GTK_WIDGET (self->mode_dropdown), ow_format_mode_help (modes[i]));
       }
+  /* Bypassing approvals is said where it is chosen, not only in a tooltip. */
+  gtk_widget_set_visible (self->mode_warning_label, g_strcmp0 (self->mode, "bypass-approvals") == 0);
   self->syncing = FALSE;
 }
 
@@ -815,6 +819,7 @@ ow_composer_class_init (OwComposerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, OwComposer, text_view);
   gtk_widget_class_bind_template_child (widget_class, OwComposer, placeholder_label);
   gtk_widget_class_bind_template_child (widget_class, OwComposer, notice_label);
+  gtk_widget_class_bind_template_child (widget_class, OwComposer, mode_warning_label);
   gtk_widget_class_bind_template_child (widget_class, OwComposer, mode_dropdown);
   gtk_widget_class_bind_template_child (widget_class, OwComposer, model_dropdown);
   gtk_widget_class_bind_template_child (widget_class, OwComposer, send_button);

@@ -16,7 +16,7 @@
 const char *const *
 ow_format_modes (void)
 {
-  static const char *const modes[] = { "ask", "auto-approve", "bypass-approvals", NULL };
+  static const char *const modes[] = { "ask", "auto-approve", "bypass-approvals", "plan", "discuss", NULL };
 
   return modes;
 }
@@ -33,7 +33,7 @@ ow_format_mode_label (const char *mode)
   if (g_strcmp0 (mode, "plan") == 0)
     return _("Plan (read-only)");
   if (g_strcmp0 (mode, "discuss") == 0)
-    return _("Discuss (no tools)");
+    return _("Discuss (read-only)");
   if (g_strcmp0 (mode, "dangerously-bypass-approvals") == 0)
     return _("Dangerously bypass approvals");
   return mode != NULL ? mode : "";
@@ -48,6 +48,10 @@ ow_format_mode_help (const char *mode)
     return _("A reviewer model approves routine steps; it asks you when it is unsure.");
   if (g_strcmp0 (mode, "bypass-approvals") == 0)
     return _("Steps run without asking, except the safety checks, which always ask.");
+  if (g_strcmp0 (mode, "plan") == 0)
+    return _("Reads and plans; nothing is changed or run until you switch the mode.");
+  if (g_strcmp0 (mode, "discuss") == 0)
+    return _("Talks it through; nothing is changed or run.");
   return "";
 }
 
@@ -302,6 +306,74 @@ ow_format_tool_step (const char *name, JsonObject *args, const char *status, cha
     v = _(entry->waiting);
   *verb = g_strdup (v);
   *detail = g_strdup (d != NULL ? d : "");
+}
+
+const char *
+ow_format_risk_label (const char *risk)
+{
+  if (g_strcmp0 (risk, "read") == 0)
+    return _("Read files");
+  if (g_strcmp0 (risk, "write_local") == 0)
+    return _("Change a file");
+  if (g_strcmp0 (risk, "exec") == 0)
+    return _("Run a command");
+  if (g_strcmp0 (risk, "external") == 0)
+    return _("Reach outside this computer");
+  return _("Needs your approval");
+}
+
+/* @path (absolute, "~/…" or with "..") names something outside @folder. */
+static gboolean
+path_outside (const char *path, const char *folder)
+{
+  g_autofree char *full = NULL;
+  g_autofree char *canon = NULL;
+  static const char *const harmless[] = { "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", NULL };
+
+  if (g_strv_contains (harmless, path))
+    return FALSE;
+  if (path[0] == '~')
+    full = g_build_filename (g_get_home_dir (), path + 1, NULL);
+  else if (g_path_is_absolute (path))
+    full = g_strdup (path);
+  else
+    full = g_build_filename (folder, path, NULL);
+  canon = g_canonicalize_filename (full, NULL);
+  return !(g_str_equal (canon, folder)
+           || (g_str_has_prefix (canon, folder) && canon[strlen (folder)] == '/'));
+}
+
+char *
+ow_format_command_outside (const char *command, const char *folder)
+{
+  g_auto(GStrv) words = NULL;
+  g_autofree char *canon_folder = NULL;
+
+  if (command == NULL || folder == NULL || *folder == '\0')
+    return NULL;
+  canon_folder = g_canonicalize_filename (folder, NULL);
+  if (!g_shell_parse_argv (command, NULL, &words, NULL))
+    words = g_strsplit_set (command, " \t\n", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      /* The path in "--out=/x", "2>/x" or ">/x" too. */
+      const char *w = words[i];
+      const char *eq = strchr (w, '=');
+      const char *path;
+
+      if (eq != NULL && (eq[1] == '/' || eq[1] == '~'))
+        w = eq + 1;
+      while (*w == '>' || *w == '<' || g_ascii_isdigit (*w) || *w == '&')
+        w++;
+      path = w;
+      if (*path == '\0' || strstr (path, "://") != NULL)
+        continue;
+      if (path[0] == '/' || (path[0] == '~' && (path[1] == '/' || path[1] == '\0'))
+          || g_str_has_prefix (path, "../") || g_str_equal (path, "..") || strstr (path, "/../") != NULL)
+        if (path_outside (path, canon_folder))
+          return g_strdup (path);
+    }
+  return NULL;
 }
 
 char *

@@ -45,6 +45,12 @@ char *ow_format_args_preview   (JsonObject *args);
  * command, the path or the query (may be ""). Plain text, not escaped. */
 void  ow_format_tool_step      (const char *name, JsonObject *args, const char *status, char **verb,
                                 char **detail);
+/* A call's risk class in plain words: "Run a command" for exec, "Change a
+ * file" for write_local, … */
+const char *ow_format_risk_label (const char *risk);
+/* The first path @command names outside @folder (absolute, "~/…", or
+ * climbing out with ".."), or NULL. A hint for the card, not a guard. */
+char *ow_format_command_outside (const char *command, const char *folder);
 /* "Exit code 0", "Exit code 2", or "No exit code" for a command that
  * ended without one (stopped, timed out). */
 char *ow_format_exit_code      (gboolean has_code, gint64 code);

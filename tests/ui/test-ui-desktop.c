@@ -958,6 +958,31 @@ find_type (GtkWidget *root, GType type)
   return NULL;
 }
 
+/* The buttons shown under @root, in the order they are laid out. */
+static void
+collect_buttons (GtkWidget *root, GPtrArray *out)
+{
+  if (GTK_IS_BUTTON (root) && gtk_widget_get_mapped (root))
+    g_ptr_array_add (out, root);
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    collect_buttons (c, out);
+}
+
+/* The first label under @root whose text holds @text. */
+static GtkWidget *
+find_label_text (GtkWidget *root, const char *text)
+{
+  if (GTK_IS_LABEL (root) && strstr (gtk_label_get_text (GTK_LABEL (root)), text) != NULL)
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_label_text (c, text);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* The first button under @root whose action is @action. */
 static GtkWidget *
 find_action_button (GtkWidget *root, const char *action)
@@ -1086,6 +1111,69 @@ test_adaptive (Fixture *f, gconstpointer data)
   spin (f, 400);
   g_assert_cmpuint (ow_artifacts_panel_get_paths (OW_ARTIFACTS_PANEL (panel))->len, ==, 0);
   screenshot_both (f, "24-inbox-900");
+  resize (f, 1180);
+}
+
+static gboolean
+cond_page_has (Fixture *f, gconstpointer needle)
+{
+  g_autofree char *text = page_text_expanded (f);
+
+  return text != NULL && strstr (text, needle) != NULL;
+}
+
+/* A command's card at 640 px: in plain words, its buttons whole, Deny
+ * first and Allow once last; the step says it waits, then that it was
+ * denied, never that it ran. */
+static void
+test_narrow_card (Fixture *f, gconstpointer data)
+{
+  OwAskCard *card;
+  AdwFlap *sidebar;
+  g_autofree char *text = NULL;
+
+  serve (f, "{\"turns\":[{\"tool_calls\":[{\"id\":\"s1\",\"name\":\"run_shell\","
+            "\"arguments\":{\"command\":\"cp notes.txt /etc/notes.txt\"}}]},{\"text\":\"Not copied.\"}]}");
+  send_first (f, f->ws, "ask", "Copy the notes");
+  wait_cards (f, 1);
+  card = ow_card_dock_find (ow_session_view_get_dock (view_of (f)), "s1");
+  g_assert_true (OW_IS_APPROVAL_CARD (card));
+  g_assert_nonnull (find_label_text (GTK_WIDGET (card), "Run a command"));
+  g_assert_nonnull (find_label_text (GTK_WIDGET (card), "reaches outside the session's folder (/etc/notes.txt)"));
+  g_assert_null (find_label_text (GTK_WIDGET (card), "exec"));
+  wait_until (f, cond_page_has, "Waiting to run", 5000, "the step to wait");
+  text = page_text_expanded (f);
+  g_assert_null (strstr (text, "Ran "));
+
+  resize (f, 640);
+  sidebar = ADW_FLAP (gtk_widget_get_ancestor (GTK_WIDGET (ow_window_get_session_list_view (f->window)), ADW_TYPE_FLAP));
+  adw_flap_set_reveal_flap (sidebar, FALSE);
+  spin (f, 400);
+  {
+    g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+    graphene_rect_t first, last;
+
+    collect_buttons (GTK_WIDGET (card), buttons);
+    g_assert_cmpuint (buttons->len, >=, 2);
+    for (guint i = 0; i < buttons->len; i++)
+      assert_inside_window (f, g_ptr_array_index (buttons, i), "a card button at 640 px");
+    /* Deny first, Allow once last, as the browser orders them. */
+    g_assert_cmpstr (gtk_button_get_label (g_ptr_array_index (buttons, 0)), ==, "_Deny");
+    g_assert_cmpstr (gtk_button_get_label (g_ptr_array_index (buttons, buttons->len - 1)), ==, "Allow _once");
+    g_assert_true (gtk_widget_compute_bounds (g_ptr_array_index (buttons, 0), GTK_WIDGET (f->window), &first));
+    g_assert_true (gtk_widget_compute_bounds (g_ptr_array_index (buttons, buttons->len - 1), GTK_WIDGET (f->window),
+                                              &last));
+    g_assert_cmpfloat (first.origin.x, <, last.origin.x);
+  }
+  screenshot_both (f, "27-narrow-card");
+
+  g_assert_true (ow_ask_card_choose (card, "deny"));
+  wait_turns_done (f, 1);
+  wait_until (f, cond_page_has, "Denied", 5000, "the step to say it was denied");
+  g_clear_pointer (&text, g_free);
+  text = page_text_expanded (f);
+  g_assert_null (strstr (text, "Ran "));
+  screenshot_both (f, "28-denied-step");
   resize (f, 1180);
 }
 
@@ -1255,5 +1343,6 @@ main (int argc, char **argv)
   g_test_add ("/ow/ui/desktop/mode-and-stop", Fixture, NULL, setup, test_mode_and_stop, teardown);
   g_test_add ("/ow/ui/desktop/adaptive", Fixture, NULL, setup, test_adaptive, teardown);
   g_test_add ("/ow/ui/desktop/search-and-folder", Fixture, NULL, setup, test_search_and_folder, teardown);
+  g_test_add ("/ow/ui/desktop/narrow-card", Fixture, NULL, setup, test_narrow_card, teardown);
   return g_test_run ();
 }

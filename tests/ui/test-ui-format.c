@@ -11,7 +11,8 @@ test_modes_never_dangerous (void)
 {
   const char *const *modes = ow_format_modes ();
 
-  g_assert_cmpuint (g_strv_length ((char **) modes), ==, 3);
+  /* ask, auto-approve, bypass-approvals, plan, discuss. */
+  g_assert_cmpuint (g_strv_length ((char **) modes), ==, 5);
   g_assert_false (g_strv_contains (modes, "dangerously-bypass-approvals"));
   g_assert_cmpstr (ow_format_mode_label ("ask"), ==, "Ask for approval");
   g_assert_cmpstr (ow_format_mode_label ("unknown"), ==, "unknown");
@@ -149,6 +150,39 @@ test_tool_step_states (void)
   }
 }
 
+/* Cards speak of what a call does, and see a command leave its folder. */
+static void
+test_plain_cards (void)
+{
+  static const struct { const char *command; const char *outside; } cases[] = {
+    { "make test", NULL },
+    { "cat src/a.c > build/out.txt", NULL },
+    { "ls /tmp/ws/sub", NULL },
+    { "echo hi > /dev/null", NULL },
+    { "curl https://example.com/x", NULL },
+    { "cat /etc/passwd", "/etc/passwd" },
+    { "rm -r ../other", "../other" },
+    { "cp a.txt ~/Desktop/", "~/Desktop/" },
+    { "sort a 2>/var/log/x", "/var/log/x" },
+    { "tar -cf out.tar --directory=/srv/data .", "/srv/data" },
+  };
+
+  g_assert_cmpstr (ow_format_risk_label ("exec"), ==, "Run a command");
+  g_assert_cmpstr (ow_format_risk_label ("write_local"), ==, "Change a file");
+  g_assert_cmpstr (ow_format_risk_label ("read"), ==, "Read files");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *outside = ow_format_command_outside (cases[i].command, "/tmp/ws");
+      g_assert_cmpstr (outside, ==, cases[i].outside);
+    }
+  /* One name per mode, everywhere; read-only modes are offered too. */
+  g_assert_cmpstr (ow_format_mode_label ("ask"), ==, "Ask for approval");
+  g_assert_cmpstr (ow_format_mode_label ("discuss"), ==, "Discuss (read-only)");
+  g_assert_true (g_strv_contains (ow_format_modes (), "plan"));
+  g_assert_true (g_strv_contains (ow_format_modes (), "discuss"));
+  g_assert_false (g_strv_contains (ow_format_modes (), "dangerously-bypass-approvals"));
+}
+
 static void
 test_provenance (void)
 {
@@ -253,6 +287,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/ui/format/args-preview", test_args_preview);
   g_test_add_func ("/ow/ui/format/tool-step", test_tool_step);
   g_test_add_func ("/ow/ui/format/tool-step-states", test_tool_step_states);
+  g_test_add_func ("/ow/ui/format/plain-cards", test_plain_cards);
   g_test_add_func ("/ow/ui/format/provenance", test_provenance);
   g_test_add_func ("/ow/ui/format/diff/replace", test_edit_diff_replace);
   g_test_add_func ("/ow/ui/format/diff/write-existing", test_edit_diff_write_existing);

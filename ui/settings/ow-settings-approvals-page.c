@@ -53,17 +53,17 @@ const char *
 ow_mode_title (const char *mode)
 {
   if (g_strcmp0 (mode, "ask") == 0)
-    return _("Ask before acting");
+    return _("Ask for approval");
   if (g_strcmp0 (mode, "auto-approve") == 0)
-    return _("Auto-approve routine actions");
+    return _("Auto-approve");
   if (g_strcmp0 (mode, "bypass-approvals") == 0)
-    return _("Act without asking");
+    return _("Bypass approvals");
   if (g_strcmp0 (mode, "plan") == 0)
-    return _("Plan only");
+    return _("Plan (read-only)");
   if (g_strcmp0 (mode, "discuss") == 0)
-    return _("Discuss only");
+    return _("Discuss (read-only)");
   if (g_strcmp0 (mode, "dangerously-bypass-approvals") == 0)
-    return _("Skip every check");
+    return _("Dangerously bypass approvals");
   return mode;
 }
 
