@@ -434,6 +434,23 @@ test_appearance_choice (void)
     g_assert_cmpint (ow_appearance_from_string (ow_appearance_to_string (i)), ==, i);
 }
 
+/* ---- sandbox in words ------------------------------------------------------------------ */
+
+static void
+test_enforcement_in_words (void)
+{
+  g_autofree char *linux_ = ow_settings_describe_enforcement ("linux: namespaces+landlock(abi 7)+seccomp");
+  g_autofree char *two = ow_settings_describe_enforcement ("namespaces+seccomp");
+  g_autofree char *none = ow_settings_describe_enforcement (NULL);
+
+  g_assert_cmpstr (linux_, ==, "a separate view of the files and processes, file access limited to the session's "
+                               "folders and a filter on what programs may ask the kernel");
+  g_assert_null (strstr (linux_, "landlock"));
+  g_assert_null (strstr (linux_, "abi"));
+  g_assert_cmpstr (two, ==, "a separate view of the files and processes and a filter on what programs may ask the kernel");
+  g_assert_cmpstr (none, ==, "its own walls");
+}
+
 /* ---- tray ----------------------------------------------------------------------------- */
 
 static void
@@ -468,6 +485,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/ui-settings/autostart/entry", test_autostart_entry);
   g_test_add_func ("/ow/ui-settings/autostart/registry", test_autostart_registry);
   g_test_add_func ("/ow/ui-settings/appearance/choice", test_appearance_choice);
+  g_test_add_func ("/ow/ui-settings/sandbox/enforcement-in-words", test_enforcement_in_words);
   g_test_add_func ("/ow/ui-settings/tray/formatting", test_tray_formatting);
   return g_test_run ();
 }

@@ -555,6 +555,10 @@ test_sandbox (void)
   g_assert_false (gtk_widget_get_visible (find_named (GTK_WIDGET (page), "options_box", G_TYPE_INVALID)));
   gtk_switch_set_active (GTK_SWITCH (find_named (GTK_WIDGET (page), "sandbox_switch", G_TYPE_INVALID)), TRUE);
   g_assert_true (gtk_widget_get_visible (find_named (GTK_WIDGET (page), "types_box", G_TYPE_INVALID)));
+  /* Never "Off" under a switch that is on. */
+  g_assert_false (g_str_has_prefix (gtk_label_get_label (GTK_LABEL (find_named (GTK_WIDGET (page), "switch_detail",
+                                                                                 GTK_TYPE_LABEL))), "Off"));
+  g_assert_nonnull (find_label (GTK_WIDGET (page), "Turning on:"));
   text = settings_home_config (&home);
   g_assert_null (strstr (text, "sandbox_provider"));   /* nothing written until proved */
 
@@ -589,7 +593,9 @@ test_sandbox (void)
   /* Set up: the wall is proved on a throwaway folder, then chosen. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "sandbox.setup", "s", "linux"));
   spin_until (page_idle, page, "the sandbox setup");
-  g_assert_nonnull (find_label (GTK_WIDGET (page), "holds ("));
+  /* Said in words, not as the enforcement string. */
+  g_assert_nonnull (find_label (GTK_WIDGET (page), "works on this computer: a separate view of the files"));
+  g_assert_null (find_label (GTK_WIDGET (page), "landlock(abi"));
   wait_config_holds (&home, "sandbox_provider = \"linux\"");
   g_assert_true (gtk_widget_get_visible (find_named (GTK_WIDGET (page), "options_box", G_TYPE_INVALID)));
   row = find_named (GTK_WIDGET (page), "linux", GTK_TYPE_LIST_BOX_ROW);
