@@ -299,15 +299,15 @@ on_open_artifact_cb (OwSessionView *view, const char *relative, gpointer user_da
 /* ---- Rename, pin, archive, delete ---------------------------------------------- */
 
 static void
-on_rename_response_cb (GtkDialog *dialog, int response, gpointer user_data)
+on_rename_response_cb (AdwMessageDialog *dialog, const char *response, gpointer user_data)
 {
   OwWindow *self = user_data;
   const char *id = g_object_get_data (G_OBJECT (dialog), "ow-session-id");
-  GtkEditable *entry = g_object_get_data (G_OBJECT (dialog), "ow-entry");
+  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
   g_autofree char *title = g_strstrip (g_strdup (gtk_editable_get_text (entry)));
   g_autoptr(GError) error = NULL;
 
-  if (response == GTK_RESPONSE_ACCEPT && *title != '\0')
+  if (g_strcmp0 (response, "rename") == 0 && *title != '\0')
     {
       if (!ow_store_session_rename (store_of (self), id, title, &error))
         ow_window_show_message (self, _("The session could not be renamed"), error->message);
@@ -315,7 +315,6 @@ on_rename_response_cb (GtkDialog *dialog, int response, gpointer user_data)
       if (g_strcmp0 (ow_session_view_get_session_id (self->session_view), id) == 0)
         ow_session_view_refresh_heading (self->session_view);
     }
-  gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
 static void
@@ -324,25 +323,19 @@ action_rename_session (GtkWidget *widget, const char *name, GVariant *param)
   OwWindow *self = OW_WINDOW (widget);
   const char *id = g_variant_get_string (param, NULL);
   OwSessionItem *item = ow_session_list_lookup (self->sessions, id);
-  GtkWidget *dialog = gtk_dialog_new_with_buttons (_("Rename Session"), GTK_WINDOW (self),
-                                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT
-                                                     | GTK_DIALOG_USE_HEADER_BAR,
-                                                   _("_Cancel"), GTK_RESPONSE_CANCEL, _("_Rename"),
-                                                   GTK_RESPONSE_ACCEPT, NULL);
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Rename Session"), NULL);
   GtkWidget *entry = gtk_entry_new ();
 
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"), "rename", _("_Rename"), NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "rename", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "rename");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
   gtk_editable_set_text (GTK_EDITABLE (entry), item != NULL ? ow_session_item_get_title (item) : "");
   gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
   gtk_entry_set_max_length (GTK_ENTRY (entry), 120);
   gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Session title"), -1);
-  gtk_widget_set_margin_start (entry, 12);
-  gtk_widget_set_margin_end (entry, 12);
-  gtk_widget_set_margin_top (entry, 12);
-  gtk_widget_set_margin_bottom (entry, 12);
-  gtk_box_append (GTK_BOX (gtk_dialog_get_content_area (GTK_DIALOG (dialog))), entry);
-  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
   g_object_set_data_full (G_OBJECT (dialog), "ow-session-id", g_strdup (id), g_free);
-  g_object_set_data (G_OBJECT (dialog), "ow-entry", entry);
   g_signal_connect (dialog, "response", G_CALLBACK (on_rename_response_cb), self);
   gtk_window_present (GTK_WINDOW (dialog));
 }

@@ -80,6 +80,20 @@ open_window (SettingsHome *home, OwAutostart *autostart, const char *page)
 
 /* ---- Models & Keys ---------------------------------------------------------------- */
 
+static gboolean
+models_offer_sol (gpointer data)
+{
+  GListModel *models = data;
+
+  for (guint i = 0; i < g_list_model_get_n_items (models); i++)
+    {
+      g_autoptr(GtkStringObject) s = g_list_model_get_item (models, i);
+      if (g_str_equal (gtk_string_object_get_string (s), "openai:gpt-5.6-sol"))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 typedef struct {
   OwProviderItem *item;
   const char     *needle;   /* in the message */
@@ -259,18 +273,9 @@ test_models_keys (void)
   wait_message (ollama, "The server answers.");
 
   /* The models offered now: the configured providers' recommended ones. */
-  {
-    GListModel *models = ow_settings_models_page_get_models (page);
-    gboolean found = FALSE;
-
-    spin_for (200);
-    for (guint i = 0; i < g_list_model_get_n_items (models); i++)
-      {
-        g_autoptr(GtkStringObject) s = g_list_model_get_item (models, i);
-        found |= g_str_equal (gtk_string_object_get_string (s), "openai:gpt-5.6-sol");
-      }
-    g_assert_true (found);
-  }
+  /* The list is refilled once the provider's state is read back: wait for
+   * it rather than for a fixed time (a loaded machine takes longer). */
+  spin_until (models_offer_sol, ow_settings_models_page_get_models (page), "the recommended model to be offered");
 
   /* Remove forgets the key in the keyring. */
   row = find_named (GTK_WIDGET (window), "openai", OW_TYPE_PROVIDER_ROW);

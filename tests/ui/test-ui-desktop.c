@@ -943,19 +943,40 @@ test_artifacts (Fixture *f, gconstpointer data)
 
 /* ---- The GNOME window: adaptive, searchable, one empty session per folder ---- */
 
-/* The first widget on screen under @root of @type. */
+typedef gboolean (*WidgetMatch) (GtkWidget *widget, gconstpointer data);
+
+/* The first widget under @root (itself included) that @match accepts. */
 static GtkWidget *
-find_type (GtkWidget *root, GType type)
+find_widget (GtkWidget *root, WidgetMatch match, gconstpointer data)
 {
-  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type) && gtk_widget_get_mapped (root))
+  if (match (root, data))
     return root;
   for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
     {
-      GtkWidget *found = find_type (c, type);
+      GtkWidget *found = find_widget (c, match, data);
       if (found != NULL)
         return found;
     }
   return NULL;
+}
+
+/* On screen and of the type @data holds (GType). */
+static gboolean
+is_shown_type (GtkWidget *widget, gconstpointer data)
+{
+  return G_TYPE_CHECK_INSTANCE_TYPE (widget, *(const GType *) data) && gtk_widget_get_mapped (widget);
+}
+
+static gboolean
+has_label_text (GtkWidget *widget, gconstpointer text)
+{
+  return GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL;
+}
+
+static gboolean
+has_action (GtkWidget *widget, gconstpointer action)
+{
+  return GTK_IS_ACTIONABLE (widget) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0;
 }
 
 /* The buttons shown under @root, in the order they are laid out. */
@@ -966,36 +987,6 @@ collect_buttons (GtkWidget *root, GPtrArray *out)
     g_ptr_array_add (out, root);
   for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
     collect_buttons (c, out);
-}
-
-/* The first label under @root whose text holds @text. */
-static GtkWidget *
-find_label_text (GtkWidget *root, const char *text)
-{
-  if (GTK_IS_LABEL (root) && strstr (gtk_label_get_text (GTK_LABEL (root)), text) != NULL)
-    return root;
-  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_label_text (c, text);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
-/* The first button under @root whose action is @action. */
-static GtkWidget *
-find_action_button (GtkWidget *root, const char *action)
-{
-  if (GTK_IS_ACTIONABLE (root) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (root)), action) == 0)
-    return root;
-  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_action_button (c, action);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
 }
 
 /* @widget is shown whole inside the window, not cut off at its edge. */
@@ -1070,7 +1061,7 @@ test_adaptive (Fixture *f, gconstpointer data)
   /* Folded, the sidebar starts hidden; its toggle brings it over the page. */
   adw_flap_set_reveal_flap (sidebar, FALSE);
   spin (f, 400);
-  assert_inside_window (f, find_action_button (GTK_WIDGET (composer), "composer.send"), "Send at 640 px");
+  assert_inside_window (f, find_widget (GTK_WIDGET (composer), has_action, "composer.send"), "Send at 640 px");
   screenshot_both (f, "21-narrow");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-sidebar", NULL));
   g_assert_true (adw_flap_get_reveal_flap (sidebar));
@@ -1085,26 +1076,14 @@ test_adaptive (Fixture *f, gconstpointer data)
   screenshot_both (f, "23-deliverables-900");
   {
     /* Every button of the panel whole inside the window. */
-    GPtrArray *stack = g_ptr_array_new ();
-    guint buttons = 0;
+    g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
 
-    g_ptr_array_add (stack, panel);
-    while (stack->len > 0)
-      {
-        GtkWidget *w = g_ptr_array_steal_index (stack, stack->len - 1);
-
-        if (GTK_IS_BUTTON (w) && gtk_widget_get_mapped (w))
-          {
-            assert_inside_window (f, w, "a deliverables button at 900 px");
-            buttons++;
-          }
-        for (GtkWidget *c = gtk_widget_get_first_child (w); c != NULL; c = gtk_widget_get_next_sibling (c))
-          g_ptr_array_add (stack, c);
-      }
-    g_ptr_array_unref (stack);
-    g_assert_cmpuint (buttons, >=, 3);
+    collect_buttons (panel, buttons);
+    for (guint i = 0; i < buttons->len; i++)
+      assert_inside_window (f, g_ptr_array_index (buttons, i), "a deliverables button at 900 px");
+    g_assert_cmpuint (buttons->len, >=, 3);
   }
-  assert_inside_window (f, find_action_button (GTK_WIDGET (composer), "composer.send"), "Send at 900 px");
+  assert_inside_window (f, find_widget (GTK_WIDGET (composer), has_action, "composer.send"), "Send at 900 px");
 
   /* The Inbox is nobody's session: no deliverables from the last one. */
   ow_window_show_inbox (f->window);
@@ -1138,9 +1117,9 @@ test_narrow_card (Fixture *f, gconstpointer data)
   wait_cards (f, 1);
   card = ow_card_dock_find (ow_session_view_get_dock (view_of (f)), "s1");
   g_assert_true (OW_IS_APPROVAL_CARD (card));
-  g_assert_nonnull (find_label_text (GTK_WIDGET (card), "Run a command"));
-  g_assert_nonnull (find_label_text (GTK_WIDGET (card), "reaches outside the session's folder (/etc/notes.txt)"));
-  g_assert_null (find_label_text (GTK_WIDGET (card), "exec"));
+  g_assert_nonnull (find_widget (GTK_WIDGET (card), has_label_text, "Run a command"));
+  g_assert_nonnull (find_widget (GTK_WIDGET (card), has_label_text, "reaches outside the session's folder (/etc/notes.txt)"));
+  g_assert_null (find_widget (GTK_WIDGET (card), has_label_text, "exec"));
   wait_until (f, cond_page_has, "Waiting to run", 5000, "the step to wait");
   text = page_text_expanded (f);
   g_assert_null (strstr (text, "Ran "));
@@ -1216,7 +1195,8 @@ test_search_and_folder (Fixture *f, gconstpointer data)
   {
     GtkWidget *sidebar = adw_flap_get_flap (ADW_FLAP (gtk_widget_get_ancestor (
                            GTK_WIDGET (ow_window_get_session_list_view (f->window)), ADW_TYPE_FLAP)));
-    GtkWidget *entry = find_type (sidebar, GTK_TYPE_SEARCH_ENTRY);
+    GType type = GTK_TYPE_SEARCH_ENTRY;
+    GtkWidget *entry = find_widget (sidebar, is_shown_type, &type);
 
     g_assert_nonnull (entry);
     gtk_editable_set_text (GTK_EDITABLE (entry), "offsite");
@@ -1239,6 +1219,26 @@ test_search_and_folder (Fixture *f, gconstpointer data)
   }
   ow_session_list_refresh (list);
   g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 4);
+
+  /* Rename in an AdwMessageDialog. */
+  {
+    g_autofree char *id = g_strdup (ow_session_view_get_session_id (view_of (f)));
+    g_autoptr(OwSessionRow) row = NULL;
+    AdwMessageDialog *dialog = NULL;
+
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.rename-session", "s", id));
+    spin (f, 300);
+    for (GList *l = gtk_window_list_toplevels (); l != NULL; l = g_list_delete_link (l, l))
+      if (ADW_IS_MESSAGE_DIALOG (l->data))
+        dialog = l->data;
+    g_assert_nonnull (dialog);
+    gtk_editable_set_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog)), "Project notes");
+    screenshot (f, GTK_WIDGET (dialog), "29-rename-dialog.png");
+    adw_message_dialog_response (dialog, "rename");
+    spin (f, 300);
+    row = ow_store_session_get (store, id, NULL);
+    g_assert_cmpstr (row->title, ==, "Project notes");
+  }
 }
 
 /* The composer: attachments within the limits, refusals with a reason,

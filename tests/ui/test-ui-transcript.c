@@ -32,6 +32,15 @@ ops_html (JsonArray *ops)
   return g_string_free (out, FALSE);
 }
 
+/* The HTML of the operations made since the last take. */
+static char *
+take_html (OwTranscriptRenderer *r)
+{
+  g_autoptr(JsonArray) ops = ow_transcript_renderer_take_ops (r);
+
+  return ops_html (ops);
+}
+
 static guint
 count_ops (JsonArray *ops, const char *kind)
 {
@@ -162,44 +171,36 @@ static void
 test_command_step_states (void)
 {
   g_autoptr(OwTranscriptRenderer) r = ow_transcript_renderer_new ();
-  g_autoptr(JsonArray) ops = NULL;
   g_autofree char *html = NULL;
 
   seq = 0;
   feed (r, "turn_start", "{\"input\":\"clean up\"}");
   feed (r, "tool_proposed", "{\"name\":\"run_shell\",\"call_id\":\"s1\",\"arguments\":{\"command\":\"rm -r build\"}}");
   feed (r, "permission_required", "{\"name\":\"run_shell\",\"call_id\":\"s1\"}");
-  ops = ow_transcript_renderer_take_ops (r);
-  html = ops_html (ops);
+  html = take_html (r);
   g_assert_nonnull (strstr (html, "Waiting to run"));
   g_assert_null (strstr (html, "Ran"));
-  g_clear_pointer (&ops, json_array_unref);
   g_clear_pointer (&html, g_free);
 
   feed (r, "approval_resolved", "{\"call_id\":\"s1\",\"kind\":\"approval\",\"decision\":\"deny\"}");
   feed (r, "tool_finished", "{\"name\":\"run_shell\",\"call_id\":\"s1\",\"status\":\"denied\","
                             "\"result_preview\":\"denied\",\"reason\":\"denied by person\"}");
-  ops = ow_transcript_renderer_take_ops (r);
-  html = ops_html (ops);
+  html = take_html (r);
   g_assert_nonnull (strstr (html, "Denied"));
   g_assert_null (strstr (html, "Ran"));
-  g_clear_pointer (&ops, json_array_unref);
   g_clear_pointer (&html, g_free);
 
   /* Allowed: running, then ran, with a terminal block. */
   feed (r, "tool_proposed", "{\"name\":\"run_shell\",\"call_id\":\"s2\",\"arguments\":{\"command\":\"make\"}}");
   feed (r, "permission_required", "{\"name\":\"run_shell\",\"call_id\":\"s2\"}");
   feed (r, "approval_resolved", "{\"call_id\":\"s2\",\"kind\":\"approval\",\"decision\":\"once\"}");
-  ops = ow_transcript_renderer_take_ops (r);
-  html = ops_html (ops);
+  html = take_html (r);
   g_assert_nonnull (strstr (html, "Running"));
-  g_clear_pointer (&ops, json_array_unref);
   g_clear_pointer (&html, g_free);
   feed (r, "tool_finished", "{\"name\":\"run_shell\",\"call_id\":\"s2\",\"status\":\"error\","
                             "\"result_preview\":\"{\\\"command\\\":\\\"make\\\"}\",\"exit_code\":2,"
                             "\"output\":\"cc -c a.c\\na.c:1: error: <oops>\\n\"}");
-  ops = ow_transcript_renderer_take_ops (r);
-  html = ops_html (ops);
+  html = take_html (r);
   g_assert_nonnull (strstr (html, "Failed to run"));
   g_assert_nonnull (strstr (html, "<div class=\"terminal\">"));
   g_assert_nonnull (strstr (html, "Exit code 2"));
