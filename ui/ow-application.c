@@ -26,7 +26,7 @@
 
 struct _OwApplication
 {
-  GtkApplication  parent_instance;
+  AdwApplication  parent_instance;
 
   /* How we were asked to start (copied) */
   OwPaths        *paths;
@@ -75,7 +75,7 @@ enum {
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-G_DEFINE_FINAL_TYPE (OwApplication, ow_application, GTK_TYPE_APPLICATION)
+G_DEFINE_FINAL_TYPE (OwApplication, ow_application, ADW_TYPE_APPLICATION)
 
 /* ---- Model readiness ------------------------------------------------------ */
 
@@ -366,6 +366,9 @@ read_desktop_config (OwApplication *self)
 
   if (self->ctx != NULL && ow_config_get_bool (ow_context_get_config (self->ctx), "desktop.run_in_background", &run))
     ow_application_set_run_in_background (self, run);
+  /* Light, Dark or the system's (Settings ▸ General). */
+  if (self->ctx != NULL)
+    ow_appearance_apply (ow_appearance_get (self->ctx));
 }
 
 static void
@@ -460,9 +463,6 @@ ow_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", accels_quit);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.inbox", accels_inbox);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.settings('')", accels_settings);
-
-  /* Light or dark as the desktop says (the Settings portal), from now on. */
-  ow_appearance_get_default ();
 
   self->cancellable = g_cancellable_new ();
   start_engine (self);

@@ -28,7 +28,7 @@
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 #include "core/ow-context.h"
 #include "core/ow-session-host.h"
@@ -40,7 +40,7 @@ G_BEGIN_DECLS
 #define OW_APPLICATION_ID "com.openworker.OpenWorker"
 
 #define OW_TYPE_APPLICATION (ow_application_get_type ())
-G_DECLARE_FINAL_TYPE (OwApplication, ow_application, OW, APPLICATION, GtkApplication)
+G_DECLARE_FINAL_TYPE (OwApplication, ow_application, OW, APPLICATION, AdwApplication)
 
 /* How to start; every member may be left 0/NULL for the defaults. Tests
  * and benchmarks use this to run on a temporary home with a memory secret

@@ -18,6 +18,7 @@ struct _OwApprovalCard
   /* Template widgets */
   GtkLabel    *title_label;
   GtkLabel    *risk_label;
+  GtkLabel    *outside_label;
   GtkLabel    *command_label;
   GtkWidget   *diff_scroller;
   GtkTextView *diff_view;
@@ -170,6 +171,7 @@ ow_approval_card_class_init (OwApprovalCardClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/com/openworker/ui/ow-approval-card.ui");
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, title_label);
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, risk_label);
+  gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, outside_label);
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, command_label);
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, diff_scroller);
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, diff_view);
@@ -216,7 +218,8 @@ ow_approval_card_new (const OwInboxItem *item, const char *workspace)
   ow_ask_card_bind_item (OW_ASK_CARD (self), item);
   gtk_label_set_text (self->title_label, title);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, title, -1);
-  gtk_label_set_text (self->risk_label, risk != NULL ? risk : "");
+  /* The risk in words ("Run a command"), not the engine's class ("exec"). */
+  gtk_label_set_text (self->risk_label, ow_format_risk_label (risk));
   gtk_widget_set_visible (GTK_WIDGET (self->risk_label), risk != NULL);
 
   /* What it will do, readably: the command, the diff, or the arguments. */
@@ -226,7 +229,20 @@ ow_approval_card_new (const OwInboxItem *item, const char *workspace)
       gtk_widget_set_visible (GTK_WIDGET (self->command_label), FALSE);
     }
   else if (g_strcmp0 (tool, "run_shell") == 0 && ow_json_get_string (args, "command") != NULL)
-    gtk_label_set_text (self->command_label, ow_json_get_string (args, "command"));
+    {
+      const char *command = ow_json_get_string (args, "command");
+      g_autofree char *outside = ow_format_command_outside (command, workspace);
+
+      gtk_label_set_text (self->command_label, command);
+      if (outside != NULL)
+        {
+          /* TRANSLATORS: %s is a path the command names */
+          g_autofree char *text = g_strdup_printf (_("This command reaches outside the session's folder (%s)."),
+                                                   outside);
+          gtk_label_set_text (self->outside_label, text);
+          gtk_widget_set_visible (GTK_WIDGET (self->outside_label), TRUE);
+        }
+    }
   else if (g_strcmp0 (tool, "web_fetch") == 0 && ow_json_get_string (args, "url") != NULL)
     gtk_label_set_text (self->command_label, ow_json_get_string (args, "url"));
   else
@@ -260,8 +276,9 @@ ow_approval_card_new (const OwInboxItem *item, const char *workspace)
                           !safety && ow_json_get_bool (data, "readonly_ok", FALSE));
   if (rule != NULL && !safety)
     {
-      g_autofree char *text = g_strdup_printf (_("“Always allow” saves the standing rule “%s” for every session. "
-                                                 "You can revoke it in Settings ▸ Approvals."), rule);
+      g_autofree char *text = g_strdup_printf (_("“Always allow” saves a standing rule, “%s”: calls it matches "
+                                                 "run without asking, in every session, until you revoke it in "
+                                                 "Settings ▸ Approvals."), rule);
       gtk_label_set_text (self->rule_label, text);
       gtk_widget_set_visible (GTK_WIDGET (self->rule_label), TRUE);
       gtk_widget_set_visible (GTK_WIDGET (self->always_button), TRUE);

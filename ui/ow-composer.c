@@ -31,7 +31,9 @@ struct _OwComposer
   GtkWidget      *folder_clear_button;
   GtkFlowBox     *attachments_box;
   GtkTextView    *text_view;
+  GtkWidget      *placeholder_label;
   GtkLabel       *notice_label;
+  GtkWidget      *mode_warning_label;
   GtkDropDown    *mode_dropdown;
   GtkDropDown    *model_dropdown;
   GtkWidget      *send_button;
@@ -130,7 +132,27 @@ ow_composer_set_text (OwComposer *self, const char *text)
 static void
 on_buffer_changed_cb (GtkTextBuffer *buffer, gpointer user_data)
 {
-  update_actions (user_data);
+  OwComposer *self = user_data;
+
+  gtk_widget_set_visible (self->placeholder_label, gtk_text_buffer_get_char_count (buffer) == 0);
+  update_actions (self);
+}
+
+/* Return sends (Ctrl+Return too, as before); Shift+Return is left to the
+ * text view, which adds a line. Return never adds a stray line when there
+ * is nothing to send. */
+static gboolean
+on_text_key_pressed_cb (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
+                        gpointer user_data)
+{
+  OwComposer *self = user_data;
+
+  if (keyval != GDK_KEY_Return && keyval != GDK_KEY_KP_Enter && keyval != GDK_KEY_ISO_Enter)
+    return GDK_EVENT_PROPAGATE;
+  if (state & GDK_SHIFT_MASK)
+    return GDK_EVENT_PROPAGATE;
+  gtk_widget_activate_action (GTK_WIDGET (self), "composer.send", NULL);
+  return GDK_EVENT_STOP;
 }
 
 /* ---- Attachments --------------------------------------------------------- */
@@ -526,6 +548,7 @@ on_mode_selected_cb (GtkDropDown *dropdown, GParamSpec *pspec, gpointer user_dat
     return;
   set_string_prop (self, &self->mode, modes[i], PROP_MODE);
   gtk_widget_set_tooltip_text (GTK_WIDGET (dropdown), ow_format_mode_help (modes[i]));
+  gtk_widget_set_visible (self->mode_warning_label, g_strcmp0 (modes[i], "bypass-approvals") == 0);
 }
 
 static void
@@ -563,6 +586,8 @@ select_mode (OwComposer *self)
         gtk_drop_down_set_selected (self->mode_dropdown, i);
         gtk_widget_set_tooltip_text (GTK_WIDGET (self->mode_dropdown), ow_format_mode_help (modes[i]));
       }
+  /* Bypassing approvals is said where it is chosen, not only in a tooltip. */
+  gtk_widget_set_visible (self->mode_warning_label, g_strcmp0 (self->mode, "bypass-approvals") == 0);
   self->syncing = FALSE;
 }
 
@@ -792,7 +817,9 @@ ow_composer_class_init (OwComposerClass *klass)
   gtk_widget_class_bind_template_child (widget_class, OwComposer, folder_clear_button);
   gtk_widget_class_bind_template_child (widget_class, OwComposer, attachments_box);
   gtk_widget_class_bind_template_child (widget_class, OwComposer, text_view);
+  gtk_widget_class_bind_template_child (widget_class, OwComposer, placeholder_label);
   gtk_widget_class_bind_template_child (widget_class, OwComposer, notice_label);
+  gtk_widget_class_bind_template_child (widget_class, OwComposer, mode_warning_label);
   gtk_widget_class_bind_template_child (widget_class, OwComposer, mode_dropdown);
   gtk_widget_class_bind_template_child (widget_class, OwComposer, model_dropdown);
   gtk_widget_class_bind_template_child (widget_class, OwComposer, send_button);
@@ -814,6 +841,7 @@ ow_composer_init (OwComposer *self)
   const char *const *mode_ids = ow_format_modes ();
   const char *const *coworker_ids = ow_coworker_ids ();
   GtkEventController *shortcuts;
+  GtkEventController *keys;
   GtkDropTarget *drop;
 
   self->loading = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -838,13 +866,15 @@ ow_composer_init (OwComposer *self)
   ow_composer_set_models (self, NULL);
   update_folder (self);
 
-  /* Captured before the text view sees them: Return alone is a new line,
-   * Ctrl+Return sends, Esc stops a running turn. */
+  /* Return in the text, before the text view sees it. */
+  keys = gtk_event_controller_key_new ();
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  g_signal_connect (keys, "key-pressed", G_CALLBACK (on_text_key_pressed_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self->text_view), keys);
+
+  /* Esc stops a running turn, wherever the focus is in the composer. */
   shortcuts = gtk_shortcut_controller_new ();
   gtk_event_controller_set_propagation_phase (shortcuts, GTK_PHASE_CAPTURE);
-  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
-                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Primary>Return|<Primary>KP_Enter"),
-                                                          gtk_named_action_new ("composer.send")));
   gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
                                         gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("Escape"),
                                                           gtk_named_action_new ("composer.stop")));

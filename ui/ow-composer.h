@@ -1,10 +1,12 @@
 /* ow-composer.h: where a person writes to the session.
  *
- * A multi-line entry (Ctrl+Enter sends, Esc stops a running turn),
+ * A multi-line entry with a placeholder (Enter sends, Shift+Enter adds a
+ * line, Esc stops a running turn),
  * attachments by button or drag and drop with the original's limits
  * (at most 8; images and PDFs as data URLs, PDFs at most 20 pages and
  * 10 MB; text files up to 200,000 characters), the approval mode chip (ask,
- * auto-approve, bypass approvals — never the dangerous mode), the model
+ * auto-approve, bypass approvals with a warning, plan, discuss — never the
+ * dangerous mode), the model
  * picker (configured models only) and, while the session is a draft, its
  * coworker and folder. It holds what is being written; the session view
  * decides what happens with it.

@@ -16,7 +16,7 @@
 const char *const *
 ow_format_modes (void)
 {
-  static const char *const modes[] = { "ask", "auto-approve", "bypass-approvals", NULL };
+  static const char *const modes[] = { "ask", "auto-approve", "bypass-approvals", "plan", "discuss", NULL };
 
   return modes;
 }
@@ -33,7 +33,7 @@ ow_format_mode_label (const char *mode)
   if (g_strcmp0 (mode, "plan") == 0)
     return _("Plan (read-only)");
   if (g_strcmp0 (mode, "discuss") == 0)
-    return _("Discuss (no tools)");
+    return _("Discuss (read-only)");
   if (g_strcmp0 (mode, "dangerously-bypass-approvals") == 0)
     return _("Dangerously bypass approvals");
   return mode != NULL ? mode : "";
@@ -48,6 +48,10 @@ ow_format_mode_help (const char *mode)
     return _("A reviewer model approves routine steps; it asks you when it is unsure.");
   if (g_strcmp0 (mode, "bypass-approvals") == 0)
     return _("Steps run without asking, except the safety checks, which always ask.");
+  if (g_strcmp0 (mode, "plan") == 0)
+    return _("Reads and plans; nothing is changed or run until you switch the mode.");
+  if (g_strcmp0 (mode, "discuss") == 0)
+    return _("Talks it through; nothing is changed or run.");
   return "";
 }
 
@@ -218,66 +222,167 @@ ow_format_args_preview (JsonObject *args)
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+/* A tool's verb in each state: waiting (or proposed), running, done and
+ * failed; denied and stopped are the same words for every tool. */
+typedef struct {
+  const char *name;
+  const char *waiting;
+  const char *running;
+  const char *done;
+  const char *failed;
+  const char *detail_key;   /* the argument shown beside the verb, or NULL */
+} StepVerbs;
+
+static const StepVerbs step_verbs[] = {
+  { "run_shell", N_("Waiting to run"), N_("Running"), N_("Ran"), N_("Failed to run"), "command" },
+  { "read_file", N_("Waiting to read"), N_("Reading"), N_("Read"), N_("Could not read"), "path" },
+  { "write_file", N_("Waiting to write"), N_("Writing"), N_("Wrote"), N_("Could not write"), "path" },
+  { "replace_in_file", N_("Waiting to edit"), N_("Editing"), N_("Edited"), N_("Could not edit"), "path" },
+  { "apply_patch", N_("Waiting to apply a patch"), N_("Applying a patch"), N_("Applied a patch"),
+    N_("Could not apply a patch"), NULL },
+  { "list_files", N_("Waiting to list"), N_("Listing"), N_("Listed"), N_("Could not list"), "path" },
+  { "grep", N_("Waiting to search for"), N_("Searching for"), N_("Searched for"), N_("Could not search for"),
+    "pattern" },
+  { "git_status", N_("Waiting to look at"), N_("Looking at"), N_("Looked at"), N_("Could not look at"), NULL },
+  { "git_diff", N_("Waiting to look at"), N_("Looking at"), N_("Looked at"), N_("Could not look at"), NULL },
+  { "git_log", N_("Waiting to look at"), N_("Looking at"), N_("Looked at"), N_("Could not look at"), NULL },
+  { "web_fetch", N_("Waiting to fetch"), N_("Fetching"), N_("Fetched"), N_("Could not fetch"), "url" },
+  { "web_search", N_("Waiting to search the web for"), N_("Searching the web for"), N_("Searched the web for"),
+    N_("Could not search the web for"), "query" },
+  { "todo_write", N_("Updating the plan"), N_("Updating the plan"), N_("Updated the plan"),
+    N_("Could not update the plan"), NULL },
+  { "ask_user", N_("Asking you"), N_("Asking you"), N_("Asked you"), N_("Could not ask you"), "question" },
+  { "request_directory", N_("Asking for a folder"), N_("Asking for a folder"), N_("Asked for a folder"),
+    N_("Could not ask for a folder"), "path" },
+  { "request_network_access", N_("Asking to reach"), N_("Asking to reach"), N_("Asked to reach"),
+    N_("Could not ask to reach"), "host" },
+  { "shell_task_output", N_("Checking a background command"), N_("Checking a background command"),
+    N_("Checked a background command"), N_("Could not check a background command"), "task_id" },
+  { "shell_task_kill", N_("Stopping a background command"), N_("Stopping a background command"),
+    N_("Stopped a background command"), N_("Could not stop a background command"), "task_id" },
+};
+
 void
-ow_format_tool_step (const char *name, JsonObject *args, char **verb, char **detail)
+ow_format_tool_step (const char *name, JsonObject *args, const char *status, char **verb, char **detail)
 {
-  const char *s;
-  const char *v = NULL;
-  const char *d = NULL;
+  const StepVerbs *entry = NULL;
+  const char *v, *d = NULL;
   g_autofree char *computed = NULL;
 
   name = name != NULL ? name : "";
-  if (g_str_equal (name, "run_shell"))
+  for (guint i = 0; i < G_N_ELEMENTS (step_verbs); i++)
+    if (g_str_equal (step_verbs[i].name, name))
+      entry = &step_verbs[i];
+
+  if (entry == NULL)
     {
-      v = _("Ran");
-      d = ow_json_get_string (args, "command");
+      /* A tool of a connector: its name and its arguments; once denied or
+       * stopped, that word and its name. */
+      gboolean ended = g_strcmp0 (status, "denied") == 0 || g_strcmp0 (status, "interrupted") == 0;
+
+      *verb = g_strdup (!ended ? name : g_strcmp0 (status, "denied") == 0 ? _("Denied") : _("Stopped"));
+      *detail = ended ? g_strdup (name) : ow_format_args_preview (args);
+      return;
     }
-  else if (g_str_equal (name, "read_file"))
-    v = _("Read"), d = ow_json_get_string (args, "path");
-  else if (g_str_equal (name, "write_file"))
-    v = _("Wrote"), d = ow_json_get_string (args, "path");
-  else if (g_str_equal (name, "replace_in_file"))
-    v = _("Edited"), d = ow_json_get_string (args, "path");
-  else if (g_str_equal (name, "apply_patch"))
-    v = _("Applied a patch"), d = "";
-  else if (g_str_equal (name, "list_files"))
-    {
-      v = _("Listed");
-      s = ow_json_get_string (args, "path");
-      d = s != NULL ? s : ".";
-    }
-  else if (g_str_equal (name, "grep"))
-    v = _("Searched for"), d = ow_json_get_string (args, "pattern");
-  else if (g_str_equal (name, "git_status") || g_str_equal (name, "git_diff") || g_str_equal (name, "git_log"))
-    {
-      v = _("Looked at");
-      computed = g_strdelimit (g_strdup (name), "_", ' ');
-      d = computed;
-    }
-  else if (g_str_equal (name, "web_fetch"))
-    v = _("Fetched"), d = ow_json_get_string (args, "url");
-  else if (g_str_equal (name, "web_search"))
-    v = _("Searched the web for"), d = ow_json_get_string (args, "query");
-  else if (g_str_equal (name, "todo_write"))
-    v = _("Updated the plan"), d = "";
-  else if (g_str_equal (name, "ask_user"))
-    v = _("Asked you"), d = ow_json_get_string (args, "question");
-  else if (g_str_equal (name, "request_directory"))
-    v = _("Asked for a folder"), d = ow_json_get_string (args, "path");
-  else if (g_str_equal (name, "request_network_access"))
-    v = _("Asked to reach"), d = ow_json_get_string (args, "host");
-  else if (g_str_equal (name, "shell_task_output"))
-    v = _("Checked a background command"), d = ow_json_get_string (args, "task_id");
-  else if (g_str_equal (name, "shell_task_kill"))
-    v = _("Stopped a background command"), d = ow_json_get_string (args, "task_id");
+  if (entry->detail_key != NULL)
+    d = ow_json_get_string (args, entry->detail_key);
+  if (g_str_equal (name, "list_files") && d == NULL)
+    d = ".";
+  else if (g_str_has_prefix (name, "git_"))
+    d = computed = g_strdelimit (g_strdup (name), "_", ' ');
+
+  if (g_strcmp0 (status, "ok") == 0)
+    v = _(entry->done);
+  else if (g_strcmp0 (status, "running") == 0)
+    v = _(entry->running);
+  else if (g_strcmp0 (status, "error") == 0)
+    v = _(entry->failed);
+  else if (g_strcmp0 (status, "denied") == 0)
+    v = _("Denied");
+  else if (g_strcmp0 (status, "interrupted") == 0)
+    v = _("Stopped");
   else
-    {
-      v = name;
-      computed = ow_format_args_preview (args);
-      d = computed;
-    }
+    /* proposed, waiting, reviewing: nothing has happened yet. */
+    v = _(entry->waiting);
   *verb = g_strdup (v);
   *detail = g_strdup (d != NULL ? d : "");
+}
+
+const char *
+ow_format_risk_label (const char *risk)
+{
+  if (g_strcmp0 (risk, "read") == 0)
+    return _("Read files");
+  if (g_strcmp0 (risk, "write_local") == 0)
+    return _("Change a file");
+  if (g_strcmp0 (risk, "exec") == 0)
+    return _("Run a command");
+  if (g_strcmp0 (risk, "external") == 0)
+    return _("Reach outside this computer");
+  return _("Needs your approval");
+}
+
+/* @path (absolute, "~/…" or with "..") names something outside @folder. */
+static gboolean
+path_outside (const char *path, const char *folder)
+{
+  g_autofree char *full = NULL;
+  g_autofree char *canon = NULL;
+  static const char *const harmless[] = { "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/stdin", NULL };
+
+  if (g_strv_contains (harmless, path))
+    return FALSE;
+  if (path[0] == '~')
+    full = g_build_filename (g_get_home_dir (), path + 1, NULL);
+  else if (g_path_is_absolute (path))
+    full = g_strdup (path);
+  else
+    full = g_build_filename (folder, path, NULL);
+  canon = g_canonicalize_filename (full, NULL);
+  return !(g_str_equal (canon, folder)
+           || (g_str_has_prefix (canon, folder) && canon[strlen (folder)] == '/'));
+}
+
+char *
+ow_format_command_outside (const char *command, const char *folder)
+{
+  g_auto(GStrv) words = NULL;
+  g_autofree char *canon_folder = NULL;
+
+  if (command == NULL || folder == NULL || *folder == '\0')
+    return NULL;
+  canon_folder = g_canonicalize_filename (folder, NULL);
+  if (!g_shell_parse_argv (command, NULL, &words, NULL))
+    words = g_strsplit_set (command, " \t\n", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      /* The path in "--out=/x", "2>/x" or ">/x" too. */
+      const char *w = words[i];
+      const char *eq = strchr (w, '=');
+      const char *path;
+
+      if (eq != NULL && (eq[1] == '/' || eq[1] == '~'))
+        w = eq + 1;
+      while (*w == '>' || *w == '<' || g_ascii_isdigit (*w) || *w == '&')
+        w++;
+      path = w;
+      if (*path == '\0' || strstr (path, "://") != NULL)
+        continue;
+      if (path[0] == '/' || (path[0] == '~' && (path[1] == '/' || path[1] == '\0'))
+          || g_str_has_prefix (path, "../") || g_str_equal (path, "..") || strstr (path, "/../") != NULL)
+        if (path_outside (path, canon_folder))
+          return g_strdup (path);
+    }
+  return NULL;
+}
+
+char *
+ow_format_exit_code (gboolean has_code, gint64 code)
+{
+  if (!has_code)
+    return g_strdup (_("No exit code"));
+  /* TRANSLATORS: %d is a command's exit status, 0 when it succeeded */
+  return g_strdup_printf (_("Exit code %d"), (int) code);
 }
 
 const char *

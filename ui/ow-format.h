@@ -39,9 +39,21 @@ char *ow_format_model_label    (const char *model_id);
 /* `k: v` pairs joined by " · ", each value on one line and at most 80
  * characters, the whole at most 240 (the original's args_preview). */
 char *ow_format_args_preview   (JsonObject *args);
-/* A tool call in words: @verb "Ran", "Edited", … and @detail the command,
- * the path or the query (may be ""). Plain text, not escaped. */
-void  ow_format_tool_step      (const char *name, JsonObject *args, char **verb, char **detail);
+/* A tool call in words, as far as it has gone: @status (proposed, waiting,
+ * running, ok, error, denied, interrupted) picks @verb: "Waiting to run",
+ * "Running", "Ran", "Failed to run", "Denied", "Stopped"; @detail is the
+ * command, the path or the query (may be ""). Plain text, not escaped. */
+void  ow_format_tool_step      (const char *name, JsonObject *args, const char *status, char **verb,
+                                char **detail);
+/* A call's risk class in plain words: "Run a command" for exec, "Change a
+ * file" for write_local, … */
+const char *ow_format_risk_label (const char *risk);
+/* The first path @command names outside @folder (absolute, "~/…", or
+ * climbing out with ".."), or NULL. A hint for the card, not a guard. */
+char *ow_format_command_outside (const char *command, const char *folder);
+/* "Exit code 0", "Exit code 2", or "No exit code" for a command that
+ * ended without one (stopped, timed out). */
+char *ow_format_exit_code      (gboolean has_code, gint64 code);
 /* "done", "failed", "denied", "stopped", "running", "waiting for you". */
 const char *ow_format_tool_status (const char *status);
 /* A readable provenance: "allowed by a standing rule", … */

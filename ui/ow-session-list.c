@@ -5,6 +5,8 @@
 #include "config-ui.h"
 #include "ow-session-list.h"
 
+#include <string.h>
+
 #include <glib/gi18n-lib.h>
 
 #include "ow-format.h"
@@ -25,6 +27,7 @@ struct _OwSessionList
 
   char          *filter_coworker;
   char          *filter_workspace;
+  char          *filter_text;     /* casefolded, or NULL */
   gboolean       attention_only;
   gboolean       show_archived;
 };
@@ -33,6 +36,7 @@ enum {
   PROP_0,
   PROP_FILTER_COWORKER,
   PROP_FILTER_WORKSPACE,
+  PROP_FILTER_TEXT,
   PROP_ATTENTION_ONLY,
   PROP_SHOW_ARCHIVED,
   PROP_N_SESSIONS,
@@ -97,6 +101,24 @@ is_temporary (OwSessionList *self, const char *workspace)
   return workspace == NULL || ow_context_is_scratch (ow_session_host_get_context (self->host), workspace);
 }
 
+/* The search: every word of it in the title or the folder's name. */
+static gboolean
+matches_text (OwSessionList *self, OwSessionListRow *l)
+{
+  OwSessionRow *r = l->row;
+  g_autofree char *title = ow_format_session_title (r->title, l->auto_title, l->renamed, l->first_text);
+  g_autofree char *folder = r->workspace != NULL && !is_temporary (self, r->workspace)
+                              ? g_path_get_basename (r->workspace) : g_strdup ("");
+  g_autofree char *haystack_raw = g_strconcat (title != NULL ? title : "", " ", folder, NULL);
+  g_autofree char *haystack = g_utf8_casefold (haystack_raw, -1);
+  g_auto(GStrv) words = g_strsplit_set (self->filter_text, " \t", -1);
+
+  for (guint i = 0; words[i] != NULL; i++)
+    if (*words[i] != '\0' && strstr (haystack, words[i]) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 passes (OwSessionList *self, OwSessionListRow *l)
 {
@@ -113,6 +135,8 @@ passes (OwSessionList *self, OwSessionListRow *l)
       && g_strcmp0 (r->workspace, self->filter_workspace) != 0)
     return FALSE;
   if (self->attention_only && l->attention <= 0)
+    return FALSE;
+  if (self->filter_text != NULL && !matches_text (self, l))
     return FALSE;
   return TRUE;
 }
@@ -342,6 +366,20 @@ ow_session_list_set_filter_workspace (OwSessionList *self, const char *workspace
 }
 
 void
+ow_session_list_set_filter_text (OwSessionList *self, const char *text)
+{
+  g_autofree char *stripped = g_strstrip (g_strdup (text != NULL ? text : ""));
+  g_autofree char *folded = *stripped != '\0' ? g_utf8_casefold (stripped, -1) : NULL;
+
+  if (g_strcmp0 (folded, self->filter_text) == 0)
+    return;
+  g_free (self->filter_text);
+  self->filter_text = g_steal_pointer (&folded);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILTER_TEXT]);
+  ow_session_list_refresh (self);
+}
+
+void
 ow_session_list_set_attention_only (OwSessionList *self, gboolean only)
 {
   set_filter_bool (self, &self->attention_only, only, PROP_ATTENTION_ONLY);
@@ -402,6 +440,7 @@ ow_session_list_finalize (GObject *object)
   g_ptr_array_unref (self->workspaces);
   g_free (self->filter_coworker);
   g_free (self->filter_workspace);
+  g_free (self->filter_text);
   G_OBJECT_CLASS (ow_session_list_parent_class)->finalize (object);
 }
 
@@ -414,6 +453,7 @@ ow_session_list_get_property (GObject *object, guint prop_id, GValue *value, GPa
     {
     case PROP_FILTER_COWORKER: g_value_set_string (value, self->filter_coworker); break;
     case PROP_FILTER_WORKSPACE: g_value_set_string (value, self->filter_workspace); break;
+    case PROP_FILTER_TEXT: g_value_set_string (value, self->filter_text); break;
     case PROP_ATTENTION_ONLY: g_value_set_boolean (value, self->attention_only); break;
     case PROP_SHOW_ARCHIVED: g_value_set_boolean (value, self->show_archived); break;
     case PROP_N_SESSIONS: g_value_set_uint (value, self->n_sessions); break;
@@ -430,6 +470,7 @@ ow_session_list_set_property (GObject *object, guint prop_id, const GValue *valu
     {
     case PROP_FILTER_COWORKER: ow_session_list_set_filter_coworker (self, g_value_get_string (value)); break;
     case PROP_FILTER_WORKSPACE: ow_session_list_set_filter_workspace (self, g_value_get_string (value)); break;
+    case PROP_FILTER_TEXT: ow_session_list_set_filter_text (self, g_value_get_string (value)); break;
     case PROP_ATTENTION_ONLY: ow_session_list_set_attention_only (self, g_value_get_boolean (value)); break;
     case PROP_SHOW_ARCHIVED: ow_session_list_set_show_archived (self, g_value_get_boolean (value)); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -449,6 +490,7 @@ ow_session_list_class_init (OwSessionListClass *klass)
 
   properties[PROP_FILTER_COWORKER] = g_param_spec_string ("filter-coworker", NULL, NULL, NULL, rw);
   properties[PROP_FILTER_WORKSPACE] = g_param_spec_string ("filter-workspace", NULL, NULL, NULL, rw);
+  properties[PROP_FILTER_TEXT] = g_param_spec_string ("filter-text", NULL, NULL, NULL, rw);
   properties[PROP_ATTENTION_ONLY] = g_param_spec_boolean ("attention-only", NULL, NULL, FALSE, rw);
   properties[PROP_SHOW_ARCHIVED] = g_param_spec_boolean ("show-archived", NULL, NULL, FALSE, rw);
   properties[PROP_N_SESSIONS] = g_param_spec_uint ("n-sessions", NULL, NULL, 0, G_MAXUINT, 0,

@@ -39,6 +39,9 @@ GPtrArray     *ow_session_list_dup_workspaces (OwSessionList *self);
  * "attention-only", "show-archived"). NULL or "" = any. */
 void ow_session_list_set_filter_coworker  (OwSessionList *self, const char *coworker);
 void ow_session_list_set_filter_workspace (OwSessionList *self, const char *workspace);
+/* The sidebar's search: sessions whose title or folder name holds every
+ * word of @text, ignoring case (NULL or blank: all). */
+void ow_session_list_set_filter_text      (OwSessionList *self, const char *text);
 void ow_session_list_set_attention_only   (OwSessionList *self, gboolean only);
 void ow_session_list_set_show_archived    (OwSessionList *self, gboolean show);
 

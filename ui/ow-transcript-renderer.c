@@ -42,6 +42,10 @@ typedef struct {
   char       *enforcement;
   char       *preview;
   char       *reason;
+  char       *output;       /* a command's output (the end of it), or NULL */
+  gboolean    has_exit;     /* the event carried an exit code */
+  gboolean    exit_known;   /* … and it was a number, not null */
+  gint64      exit_code;
 } Step;
 
 struct _OwTranscriptRenderer
@@ -60,6 +64,7 @@ struct _OwTranscriptRenderer
   char       *group_list;   /* its list element */
   char       *group_summary;
   guint       group_steps;
+  Step       *group_last;   /* the open group's newest step (owned by steps) */
   char       *last_child;   /* what the turn ended with: "group" or another kind */
   GHashTable *steps;        /* call id → Step* */
 };
@@ -84,6 +89,7 @@ step_free (Step *s)
   g_free (s->enforcement);
   g_free (s->preview);
   g_free (s->reason);
+  g_free (s->output);
   g_free (s);
 }
 
@@ -207,6 +213,7 @@ close_group (OwTranscriptRenderer *self)
   g_clear_pointer (&self->group_list, g_free);
   g_clear_pointer (&self->group_summary, g_free);
   self->group_steps = 0;
+  self->group_last = NULL;
 }
 
 static void
@@ -281,7 +288,7 @@ step_html (Step *s)
   g_autofree char *verb = NULL, *detail = NULL, *status_class = NULL;
   g_autofree char *provenance = ow_format_provenance (s->provenance);
 
-  ow_format_tool_step (s->name, s->args, &verb, &detail);
+  ow_format_tool_step (s->name, s->args, s->status, &verb, &detail);
   status_class = ow_html_token (s->status);
   ow_html_append (html, "<li class=\"step status-%s\" id=\"%s\">", status_class, s->id);
   ow_html_append (html, "<div class=\"step-head\"><span class=\"step-status\" title=\"%s\">%s</span> "
@@ -309,12 +316,26 @@ step_html (Step *s)
         ow_html_append (html, "%H<span class=\"step-reason\">%s</span>", sep ? " · " : "", s->reason);
       g_string_append (html, "</div>");
     }
-  if (s->preview != NULL && *s->preview != '\0')
+  if (s->has_exit)
+    {
+      /* A command: its output as a terminal shows it, and how it ended. */
+      g_autofree char *code = ow_format_exit_code (s->exit_known, s->exit_code);
+      const char *ended = s->exit_known && s->exit_code == 0 ? "exit-ok" : "exit-fail";
+
+      ow_html_append (html, "<div class=\"terminal\"><div class=\"terminal-head\">"
+                            "<span class=\"exit %s\">%s</span></div>", ended, code);
+      if (s->output != NULL && *s->output != '\0')
+        ow_html_append (html, "<pre class=\"terminal-out\"><code>%s</code></pre>", s->output);
+      g_string_append (html, "</div>");
+    }
+  else if (s->preview != NULL && *s->preview != '\0')
     ow_html_append (html, "<details class=\"step-result\"><summary>%s</summary><pre>%s</pre></details>",
                     _("Result"), s->preview);
   g_string_append (html, "</li>");
   return html;
 }
+
+static void update_group_summary (OwTranscriptRenderer *self, Step *last);
 
 static void
 update_step (OwTranscriptRenderer *self, Step *s)
@@ -322,6 +343,9 @@ update_step (OwTranscriptRenderer *self, Step *s)
   g_autoptr(GString) html = step_html (s);
 
   op_html (self, "replace", s->id, html->str);
+  /* The group's summary names its newest step: its verb follows too. */
+  if (s == self->group_last)
+    update_group_summary (self, s);
 }
 
 static void
@@ -332,7 +356,7 @@ update_group_summary (OwTranscriptRenderer *self, Step *last)
   g_autofree char *count = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u step", "%u steps", self->group_steps),
                                             self->group_steps);
 
-  ow_format_tool_step (last->name, last->args, &verb, &detail);
+  ow_format_tool_step (last->name, last->args, last->status, &verb, &detail);
   ow_html_append (html, "<span class=\"steps-count\">%s</span> <span class=\"steps-last\">%s %s</span>", count,
                   verb, detail);
   op_html (self, "set", self->group_summary, html->str);
@@ -376,6 +400,7 @@ ensure_step (OwTranscriptRenderer *self, const char *call_id, const char *name, 
   s->status = g_strdup ("proposed");
   g_hash_table_insert (self->steps, g_strdup (call_id), s);
   self->group_steps++;
+  self->group_last = s;
   html = step_html (s);
   op_append (self, self->group_list, html);
   update_group_summary (self, s);
@@ -533,7 +558,9 @@ on_tool_event (OwTranscriptRenderer *self, const char *type, JsonObject *data)
         note = _("always allowed");
       if (note != NULL)
         set_str (&s->note, note);
-      set_str (&s->status, g_strcmp0 (decision, "deny") == 0 ? "denied" : "proposed");
+      /* Allowed or answered, the call goes ahead at once. */
+      set_str (&s->status, g_strcmp0 (decision, "deny") == 0 ? "denied"
+                           : g_strcmp0 (decision, "interrupted") == 0 ? "interrupted" : "running");
     }
   else if (g_str_equal (type, "tool_started"))
     set_str (&s->status, "running");
@@ -544,6 +571,10 @@ on_tool_event (OwTranscriptRenderer *self, const char *type, JsonObject *data)
       set_str (&s->reason, ow_json_get_string (data, "reason"));
       set_str (&s->provenance, ow_json_get_string (data, "provenance"));
       set_str (&s->enforcement, ow_json_get_string (data, "enforcement"));
+      set_str (&s->output, ow_json_get_string (data, "output"));
+      s->has_exit = json_object_has_member (data, "exit_code");
+      s->exit_known = s->has_exit && JSON_NODE_HOLDS_VALUE (json_object_get_member (data, "exit_code"));
+      s->exit_code = s->exit_known ? json_object_get_int_member (data, "exit_code") : 0;
     }
   update_step (self, s);
 }

@@ -4,6 +4,7 @@
 #include "config-ui.h"
 #include "ow-transcript-view.h"
 
+#include <adwaita.h>
 #include <glib/gi18n-lib.h>
 
 #include "ow-html-escape.h"
@@ -116,17 +117,17 @@ queue_op (OwTranscriptView *self, JsonObject *op)
 static void
 queue_theme (OwTranscriptView *self)
 {
-  gboolean dark = FALSE;
+  /* Dark as libadwaita draws the rest of the window (Settings ▸ General). */
+  gboolean dark = adw_is_initialized () && adw_style_manager_get_dark (adw_style_manager_get_default ());
   JsonObject *op = json_object_new ();
 
-  g_object_get (gtk_widget_get_settings (GTK_WIDGET (self)), "gtk-application-prefer-dark-theme", &dark, NULL);
   json_object_set_string_member (op, "op", "theme");
   json_object_set_boolean_member (op, "dark", dark);
   queue_op (self, op);
 }
 
 static void
-on_dark_changed_cb (GtkSettings *settings, GParamSpec *pspec, gpointer user_data)
+on_dark_changed_cb (AdwStyleManager *style, GParamSpec *pspec, gpointer user_data)
 {
   OwTranscriptView *self = user_data;
 
@@ -227,6 +228,7 @@ on_page_message (const char *json, gpointer user_data)
       json_object_set_string_member (strings, "copy", _("Copy"));
       json_object_set_string_member (strings, "copied", _("Copied"));
       json_object_set_string_member (strings, "empty", _("What should we work on?"));
+      json_object_set_string_member (strings, "latest", _("Jump to latest"));
       json_object_set_object_member (init, "strings", strings);
       self->queue = json_array_new ();
       queue_op (self, init);
@@ -460,8 +462,8 @@ ow_transcript_view_init (OwTranscriptView *self)
   self->renderer = ow_transcript_renderer_new ();
   self->queue = json_array_new ();
   self->cancellable = g_cancellable_new ();
-  g_signal_connect_object (gtk_settings_get_default (), "notify::gtk-application-prefer-dark-theme",
-                           G_CALLBACK (on_dark_changed_cb), self, 0);
+  if (adw_is_initialized ())
+    g_signal_connect_object (adw_style_manager_get_default (), "notify::dark", G_CALLBACK (on_dark_changed_cb), self, 0);
 }
 
 GtkWidget *

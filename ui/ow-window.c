@@ -17,19 +17,21 @@
 
 struct _OwWindow
 {
-  GtkApplicationWindow parent_instance;
+  AdwApplicationWindow parent_instance;
 
   /* Template widgets */
-  GtkLabel          *title_label;
-  GtkLabel          *subtitle_label;
+  AdwWindowTitle    *window_title;
   GtkToggleButton   *sidebar_toggle;
   GtkToggleButton   *artifacts_toggle;
-  GtkRevealer       *artifacts_revealer;
+  AdwFlap           *sidebar_flap;
+  AdwFlap           *artifacts_flap;
   GtkLabel          *inbox_badge;
+  GtkSearchEntry    *search_entry;
+  GtkStack          *sidebar_stack;
+  AdwStatusPage     *sidebar_empty;
   GtkListView       *session_list_view;
   GtkStack          *pages;
-  GtkRevealer       *toast_revealer;
-  GtkLabel          *toast_label;
+  AdwToastOverlay   *toast_overlay;
   GtkDropDown       *coworker_filter;
   GtkDropDown       *folder_filter;
   GtkCheckButton    *attention_filter;
@@ -49,13 +51,14 @@ struct _OwWindow
   OwInboxPage       *inbox_page;
   OwArtifactsPanel  *artifacts;
 
-  /* A deletion that can still be undone */
+  /* A deletion that can still be undone, and its toast (a weak pointer) */
+  AdwToast          *toast;
   char              *pending_delete;
   guint              pending_delete_id;
   gboolean           selecting;        /* changing the selection from code */
 };
 
-G_DEFINE_FINAL_TYPE (OwWindow, ow_window, GTK_TYPE_APPLICATION_WINDOW)
+G_DEFINE_FINAL_TYPE (OwWindow, ow_window, ADW_TYPE_APPLICATION_WINDOW)
 
 static OwStore *
 store_of (OwWindow *self)
@@ -78,9 +81,8 @@ update_heading (OwWindow *self)
       title = ow_session_view_get_title (self->session_view);
       g_object_get (self->session_view, "subtitle", &subtitle, NULL);
     }
-  gtk_label_set_text (self->title_label, title != NULL ? title : "OpenWorker");
-  gtk_label_set_text (self->subtitle_label, subtitle != NULL ? subtitle : "");
-  gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), subtitle != NULL && *subtitle != '\0');
+  adw_window_title_set_title (self->window_title, title != NULL ? title : "OpenWorker");
+  adw_window_title_set_subtitle (self->window_title, subtitle != NULL ? subtitle : "");
   gtk_window_set_title (GTK_WINDOW (self), title != NULL ? title : "OpenWorker");
   g_free ((char *) subtitle);
 }
@@ -130,7 +132,20 @@ static void
 show_page (OwWindow *self, const char *name)
 {
   gtk_stack_set_visible_child_name (self->pages, name);
+  /* The deliverables are the shown session's: the Inbox has none. */
+  if (self->artifacts != NULL)
+    ow_artifacts_panel_set_session (self->artifacts, g_strcmp0 (name, "session") == 0
+                                                       ? ow_session_view_get_session_id (self->session_view)
+                                                       : NULL);
   update_heading (self);
+}
+
+/* A folded sidebar covers the page: it goes once a row is picked. */
+static void
+close_folded_sidebar (OwWindow *self)
+{
+  if (adw_flap_get_folded (self->sidebar_flap))
+    adw_flap_set_reveal_flap (self->sidebar_flap, FALSE);
 }
 
 static void
@@ -142,6 +157,7 @@ on_selected_cb (GtkSingleSelection *selection, GParamSpec *pspec, gpointer user_
   if (self->selecting || item == NULL || ow_session_item_get_is_header (item))
     return;
   ow_window_open_session (self, ow_session_item_get_id (item));
+  close_folded_sidebar (self);
 }
 
 /* The list changed under the selection: keep the shown session selected. */
@@ -152,7 +168,10 @@ on_sidebar_row_activated_cb (GtkListView *view, guint position, gpointer user_da
   g_autoptr(OwSessionItem) item = g_list_model_get_item (G_LIST_MODEL (self->sessions), position);
 
   if (item != NULL && !ow_session_item_get_is_header (item))
-    ow_window_open_session (self, ow_session_item_get_id (item));
+    {
+      ow_window_open_session (self, ow_session_item_get_id (item));
+      close_folded_sidebar (self);
+    }
 }
 
 static void
@@ -195,8 +214,24 @@ ow_window_new_session_in (OwWindow *self, const char *folder)
   g_autoptr(GError) error = NULL;
   g_autoptr(OwSession) session = NULL;
   g_autofree char *model = NULL;
+  g_autoptr(GPtrArray) there = NULL;
   GPtrArray *choices = ow_application_get_model_choices (self->app);
   OwSessionSpec spec = { .workspace = folder, .origin = "desktop" };
+
+  /* A session already in @folder that nobody has written to yet is the
+   * one to show: launching on the same folder again leaves no second
+   * empty "New session" row. */
+  there = ow_store_session_list (store_of (self), folder, NULL, NULL);
+  for (guint i = 0; there != NULL && i < there->len; i++)
+    {
+      OwSessionListRow *l = g_ptr_array_index (there, i);
+
+      if (l->row->n_msgs == 0 && !l->row->archived && !l->renamed)
+        {
+          ow_window_open_session (self, l->row->session_id);
+          return;
+        }
+    }
 
   /* The default model when it can run, else the first that can. */
   if (ow_context_default_model (ow_session_host_get_context (self->host)) == NULL && choices != NULL && choices->len > 0)
@@ -231,12 +266,9 @@ ow_window_get_page (OwWindow *self)
 void
 ow_window_show_message (OwWindow *self, const char *title, const char *detail)
 {
-  GtkWidget *dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                              GTK_MESSAGE_WARNING, GTK_BUTTONS_CLOSE, "%s", title);
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), title, detail);
 
-  if (detail != NULL)
-    gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", detail);
-  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -267,15 +299,15 @@ on_open_artifact_cb (OwSessionView *view, const char *relative, gpointer user_da
 /* ---- Rename, pin, archive, delete ---------------------------------------------- */
 
 static void
-on_rename_response_cb (GtkDialog *dialog, int response, gpointer user_data)
+on_rename_response_cb (AdwMessageDialog *dialog, const char *response, gpointer user_data)
 {
   OwWindow *self = user_data;
   const char *id = g_object_get_data (G_OBJECT (dialog), "ow-session-id");
-  GtkEditable *entry = g_object_get_data (G_OBJECT (dialog), "ow-entry");
+  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog));
   g_autofree char *title = g_strstrip (g_strdup (gtk_editable_get_text (entry)));
   g_autoptr(GError) error = NULL;
 
-  if (response == GTK_RESPONSE_ACCEPT && *title != '\0')
+  if (g_strcmp0 (response, "rename") == 0 && *title != '\0')
     {
       if (!ow_store_session_rename (store_of (self), id, title, &error))
         ow_window_show_message (self, _("The session could not be renamed"), error->message);
@@ -283,7 +315,6 @@ on_rename_response_cb (GtkDialog *dialog, int response, gpointer user_data)
       if (g_strcmp0 (ow_session_view_get_session_id (self->session_view), id) == 0)
         ow_session_view_refresh_heading (self->session_view);
     }
-  gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
 static void
@@ -292,25 +323,19 @@ action_rename_session (GtkWidget *widget, const char *name, GVariant *param)
   OwWindow *self = OW_WINDOW (widget);
   const char *id = g_variant_get_string (param, NULL);
   OwSessionItem *item = ow_session_list_lookup (self->sessions, id);
-  GtkWidget *dialog = gtk_dialog_new_with_buttons (_("Rename Session"), GTK_WINDOW (self),
-                                                   GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT
-                                                     | GTK_DIALOG_USE_HEADER_BAR,
-                                                   _("_Cancel"), GTK_RESPONSE_CANCEL, _("_Rename"),
-                                                   GTK_RESPONSE_ACCEPT, NULL);
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Rename Session"), NULL);
   GtkWidget *entry = gtk_entry_new ();
 
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog), "cancel", _("_Cancel"), "rename", _("_Rename"), NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "rename", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "rename");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
   gtk_editable_set_text (GTK_EDITABLE (entry), item != NULL ? ow_session_item_get_title (item) : "");
   gtk_entry_set_activates_default (GTK_ENTRY (entry), TRUE);
   gtk_entry_set_max_length (GTK_ENTRY (entry), 120);
   gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Session title"), -1);
-  gtk_widget_set_margin_start (entry, 12);
-  gtk_widget_set_margin_end (entry, 12);
-  gtk_widget_set_margin_top (entry, 12);
-  gtk_widget_set_margin_bottom (entry, 12);
-  gtk_box_append (GTK_BOX (gtk_dialog_get_content_area (GTK_DIALOG (dialog))), entry);
-  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
   g_object_set_data_full (G_OBJECT (dialog), "ow-session-id", g_strdup (id), g_free);
-  g_object_set_data (G_OBJECT (dialog), "ow-entry", entry);
   g_signal_connect (dialog, "response", G_CALLBACK (on_rename_response_cb), self);
   gtk_window_present (GTK_WINDOW (dialog));
 }
@@ -346,6 +371,29 @@ action_toggle_archive (GtkWidget *widget, const char *name, GVariant *param)
     set_flags (self, row->session_id, row->archived ? -1 : 0, !row->archived);
 }
 
+static gboolean
+on_dismiss_later_cb (gpointer data)
+{
+  adw_toast_dismiss (ADW_TOAST (data));
+  return G_SOURCE_REMOVE;
+}
+
+/* libadwaita 1.2 frees a toast dismissed before its show animation ends
+ * while that animation still refers to it (a crash when a toast replaces
+ * another and goes at once, as delete, undo, delete does): the toast goes
+ * only once any show animation (at most 500 ms) is over. */
+static void
+dismiss_toast (OwWindow *self)
+{
+  AdwToast *toast = self->toast;
+
+  if (toast == NULL)
+    return;
+  g_object_remove_weak_pointer (G_OBJECT (toast), (gpointer *) &self->toast);
+  self->toast = NULL;
+  g_timeout_add_full (G_PRIORITY_DEFAULT, 600, on_dismiss_later_cb, g_object_ref (toast), g_object_unref);
+}
+
 static void
 finish_delete (OwWindow *self)
 {
@@ -353,7 +401,7 @@ finish_delete (OwWindow *self)
   g_autofree char *id = g_steal_pointer (&self->pending_delete);
 
   g_clear_handle_id (&self->pending_delete_id, g_source_remove);
-  gtk_revealer_set_reveal_child (self->toast_revealer, FALSE);
+  dismiss_toast (self);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo-delete", FALSE);
   if (id == NULL)
     return;
@@ -392,8 +440,12 @@ action_delete_session (GtkWidget *widget, const char *name, GVariant *param)
   ow_session_list_set_hidden (self->sessions, id, TRUE);
   if (g_strcmp0 (ow_session_view_get_session_id (self->session_view), id) == 0)
     ow_window_new_session (self, NULL);
-  gtk_label_set_text (self->toast_label, text);
-  gtk_revealer_set_reveal_child (self->toast_revealer, TRUE);
+  self->toast = adw_toast_new (text);
+  adw_toast_set_button_label (self->toast, _("_Undo"));
+  adw_toast_set_action_name (self->toast, "win.undo-delete");
+  adw_toast_set_timeout (self->toast, UNDO_SECONDS);
+  g_object_add_weak_pointer (G_OBJECT (self->toast), (gpointer *) &self->toast);
+  adw_toast_overlay_add_toast (self->toast_overlay, self->toast);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo-delete", TRUE);
   self->pending_delete_id = g_timeout_add_seconds (UNDO_SECONDS, on_delete_timeout_cb, self);
 }
@@ -405,7 +457,7 @@ action_undo_delete (GtkWidget *widget, const char *name, GVariant *param)
   g_autofree char *id = g_steal_pointer (&self->pending_delete);
 
   g_clear_handle_id (&self->pending_delete_id, g_source_remove);
-  gtk_revealer_set_reveal_child (self->toast_revealer, FALSE);
+  dismiss_toast (self);
   gtk_widget_action_set_enabled (widget, "win.undo-delete", FALSE);
   if (id != NULL)
     ow_session_list_set_hidden (self->sessions, id, FALSE);
@@ -423,6 +475,7 @@ static void
 action_show_inbox (GtkWidget *widget, const char *name, GVariant *param)
 {
   ow_window_show_inbox (OW_WINDOW (widget));
+  close_folded_sidebar (OW_WINDOW (widget));
 }
 
 static void
@@ -523,6 +576,43 @@ on_filter_popover_show_cb (GtkWidget *popover, gpointer user_data)
   fill_folder_filter (user_data);
 }
 
+static void
+on_search_changed_cb (GtkEditable *entry, gpointer user_data)
+{
+  OwWindow *self = user_data;
+
+  ow_session_list_set_filter_text (self->sessions, gtk_editable_get_text (entry));
+}
+
+/* No rows: say why, and what to do about it. */
+static void
+update_sidebar_empty (OwWindow *self)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
+  gboolean searching = text != NULL && *text != '\0';
+  gboolean empty = g_list_model_get_n_items (G_LIST_MODEL (self->sessions)) == 0;
+
+  if (searching)
+    {
+      adw_status_page_set_icon_name (self->sidebar_empty, "edit-find-symbolic");
+      adw_status_page_set_title (self->sidebar_empty, _("No Matching Sessions"));
+      adw_status_page_set_description (self->sidebar_empty, _("Try other words, or clear the filters."));
+    }
+  else
+    {
+      adw_status_page_set_icon_name (self->sidebar_empty, "chat-message-new-symbolic");
+      adw_status_page_set_title (self->sidebar_empty, _("No Sessions Yet"));
+      adw_status_page_set_description (self->sidebar_empty, _("The sessions you start are listed here."));
+    }
+  gtk_stack_set_visible_child_name (self->sidebar_stack, empty ? "empty" : "list");
+}
+
+static void
+on_sessions_n_items_cb (GListModel *model, guint position, guint removed, guint added, gpointer user_data)
+{
+  update_sidebar_empty (user_data);
+}
+
 /* ---- Window --------------------------------------------------------------------- */
 
 static gboolean
@@ -575,16 +665,18 @@ ow_window_class_init (OwWindowClass *klass)
   g_type_ensure (OW_TYPE_SIDEBAR_ROW);
   g_type_ensure (OW_TYPE_SESSION_ITEM);
   gtk_widget_class_set_template_from_resource (widget_class, "/com/openworker/ui/ow-window.ui");
-  gtk_widget_class_bind_template_child (widget_class, OwWindow, title_label);
-  gtk_widget_class_bind_template_child (widget_class, OwWindow, subtitle_label);
+  gtk_widget_class_bind_template_child (widget_class, OwWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, OwWindow, sidebar_toggle);
   gtk_widget_class_bind_template_child (widget_class, OwWindow, artifacts_toggle);
-  gtk_widget_class_bind_template_child (widget_class, OwWindow, artifacts_revealer);
+  gtk_widget_class_bind_template_child (widget_class, OwWindow, sidebar_flap);
+  gtk_widget_class_bind_template_child (widget_class, OwWindow, artifacts_flap);
   gtk_widget_class_bind_template_child (widget_class, OwWindow, inbox_badge);
+  gtk_widget_class_bind_template_child (widget_class, OwWindow, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, OwWindow, sidebar_stack);
+  gtk_widget_class_bind_template_child (widget_class, OwWindow, sidebar_empty);
   gtk_widget_class_bind_template_child (widget_class, OwWindow, session_list_view);
   gtk_widget_class_bind_template_child (widget_class, OwWindow, pages);
-  gtk_widget_class_bind_template_child (widget_class, OwWindow, toast_revealer);
-  gtk_widget_class_bind_template_child (widget_class, OwWindow, toast_label);
+  gtk_widget_class_bind_template_child (widget_class, OwWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, OwWindow, coworker_filter);
   gtk_widget_class_bind_template_child (widget_class, OwWindow, folder_filter);
   gtk_widget_class_bind_template_child (widget_class, OwWindow, attention_filter);
@@ -604,8 +696,6 @@ ow_window_class_init (OwWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.focus-composer", NULL, action_focus_composer);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, 0, "win.toggle-sidebar", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_d, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
-                                       "win.toggle-artifacts", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_a, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "win.focus-cards", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_l, GDK_CONTROL_MASK, "win.focus-composer", NULL);
@@ -615,9 +705,28 @@ ow_window_class_init (OwWindowClass *klass)
 static void
 ow_window_init (OwWindow *self)
 {
+  GtkEventController *shortcuts;
+
   gtk_widget_init_template (GTK_WIDGET (self));
   self->folder_ids = g_ptr_array_new_with_free_func (g_free);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo-delete", FALSE);
+
+  /* The toggles and the flaps are one state: a folded sidebar closes
+   * itself when a session is picked, and its toggle follows. */
+  g_object_bind_property (self->sidebar_toggle, "active", self->sidebar_flap, "reveal-flap",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+  g_object_bind_property (self->artifacts_toggle, "active", self->artifacts_flap, "reveal-flap",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+
+  /* Shift+Ctrl+D shows and hides the deliverables. GtkWindow binds the
+   * same keys to the GTK Inspector in its class, ahead of ours; a
+   * controller of the window's own in the capture phase runs first. */
+  shortcuts = gtk_shortcut_controller_new ();
+  gtk_event_controller_set_propagation_phase (shortcuts, GTK_PHASE_CAPTURE);
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string ("<Primary><Shift>d"),
+                                                          gtk_named_action_new ("win.toggle-artifacts")));
+  gtk_widget_add_controller (GTK_WIDGET (self), shortcuts);
 }
 
 OwWindow *
@@ -636,9 +745,13 @@ ow_window_new (OwApplication *app)
     {
       /* The engine did not start: say why, and offer nothing that needs it. */
       const GError *error = ow_application_get_startup_error (app);
-      GtkWidget *label = gtk_label_new (error != NULL ? error->message : _("OpenWorker could not start."));
-      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_stack_add_named (self->pages, label, "error");
+      GtkWidget *status = adw_status_page_new ();
+
+      adw_status_page_set_icon_name (ADW_STATUS_PAGE (status), "dialog-error-symbolic");
+      adw_status_page_set_title (ADW_STATUS_PAGE (status), _("OpenWorker Could Not Start"));
+      adw_status_page_set_description (ADW_STATUS_PAGE (status),
+                                       error != NULL ? error->message : _("The engine did not start."));
+      gtk_stack_add_named (self->pages, status, "error");
       return self;
     }
 
@@ -653,6 +766,10 @@ ow_window_new (OwApplication *app)
   g_signal_connect (self->selection, "notify::selected", G_CALLBACK (on_selected_cb), self);
   g_signal_connect (self->session_list_view, "activate", G_CALLBACK (on_sidebar_row_activated_cb), self);
   g_signal_connect_after (self->sessions, "items-changed", G_CALLBACK (on_sessions_items_changed_cb), self);
+  g_signal_connect_after (self->sessions, "items-changed", G_CALLBACK (on_sessions_n_items_cb), self);
+  /* Every change at once: the list is local and cheap to filter. */
+  g_signal_connect (self->search_entry, "changed", G_CALLBACK (on_search_changed_cb), self);
+  update_sidebar_empty (self);
 
   gtk_string_list_append (coworkers, _("All coworkers"));
   for (guint i = 0; ids[i] != NULL; i++)
@@ -672,7 +789,10 @@ ow_window_new (OwApplication *app)
   gtk_stack_add_named (self->pages, GTK_WIDGET (self->inbox_page), "inbox");
   self->artifacts = OW_ARTIFACTS_PANEL (ow_artifacts_panel_new (self->host));
   gtk_widget_set_size_request (GTK_WIDGET (self->artifacts), 300, -1);
-  gtk_revealer_set_child (self->artifacts_revealer, GTK_WIDGET (self->artifacts));
+  /* As the sidebar: a fixed width, the page takes the rest. */
+  gtk_widget_set_hexpand (GTK_WIDGET (self->artifacts), FALSE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->artifacts), "sidebar-pane");
+  adw_flap_set_flap (self->artifacts_flap, GTK_WIDGET (self->artifacts));
 
   g_signal_connect_object (self->session_view, "notify::title", G_CALLBACK (on_heading_changed_cb), self, 0);
   g_signal_connect_object (self->session_view, "notify::subtitle", G_CALLBACK (on_heading_changed_cb), self, 0);

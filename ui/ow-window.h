@@ -1,10 +1,12 @@
 /* ow-window.h: the main window.
  *
- * The sessions sidebar (an OwSessionList in a GtkListView: pinned, recent,
- * archived; filters; rename, pin, archive, delete with undo; a badge per
- * session waiting for a person), the Inbox entry with its count, the
- * page stack (the session view, the Inbox page) and the deliverables
- * panel. Behaviour is window actions:
+ * An AdwApplicationWindow. The sessions sidebar, an AdwFlap that folds
+ * over the page on a narrow window (an OwSessionList in a GtkListView:
+ * pinned, recent, archived; a search; filters; rename, pin, archive,
+ * delete with undo in a toast; a badge per session waiting for a person),
+ * the Inbox entry with its count, the page stack (the session view, the
+ * Inbox page) and the deliverables panel (a second flap, at the end).
+ * Behaviour is window actions:
  *   win.new-session, win.show-inbox, win.open-session (s),
  *   win.rename-session (s), win.toggle-pin (s), win.toggle-archive (s),
  *   win.delete-session (s), win.undo-delete, win.toggle-sidebar,
@@ -13,7 +15,7 @@
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 #include "ow-application.h"
 #include "ow-artifacts-panel.h"
@@ -24,7 +26,7 @@
 G_BEGIN_DECLS
 
 #define OW_TYPE_WINDOW (ow_window_get_type ())
-G_DECLARE_FINAL_TYPE (OwWindow, ow_window, OW, WINDOW, GtkApplicationWindow)
+G_DECLARE_FINAL_TYPE (OwWindow, ow_window, OW, WINDOW, AdwApplicationWindow)
 
 OwWindow         *ow_window_new                  (OwApplication *app);
 

@@ -577,6 +577,34 @@ preview_of (const char *text)
   }
 }
 
+/* The end of a command's output, at most this many characters, rides on
+ * tool_finished for the transcripts' terminal block. */
+#define DISPLAY_OUTPUT_MAX 4000
+
+/* What a person is shown of a command's result: its output and its exit
+ * code (null when it had none), read from run_shell's result. Nothing when
+ * the result is not that object. */
+static void
+add_command_display (JsonObject *data, const char *result_text)
+{
+  g_autoptr(JsonObject) result = ow_json_object_from_string (result_text, -1, NULL);
+  JsonNode *code;
+  const char *output;
+
+  if (result == NULL || (code = json_object_get_member (result, "exit_code")) == NULL)
+    return;
+  if (JSON_NODE_HOLDS_VALUE (code) && json_node_get_value_type (code) == G_TYPE_INT64)
+    json_object_set_int_member (data, "exit_code", json_node_get_int (code));
+  else
+    json_object_set_null_member (data, "exit_code");
+  output = ow_json_get_string (result, "output");
+  if (output == NULL)
+    return;
+  if (g_utf8_strlen (output, -1) > DISPLAY_OUTPUT_MAX)
+    output = g_utf8_offset_to_pointer (output, g_utf8_strlen (output, -1) - DISPLAY_OUTPUT_MAX);
+  json_object_set_string_member (data, "output", output);
+}
+
 static const char *
 error_type_of (const GError *error)
 {
@@ -1453,6 +1481,10 @@ complete_call (GTask *task, OwToolStatus status, const char *result_text, const 
       if (record != NULL)
         json_object_set_object_member (data, "result", record);
     }
+  /* The desktop's terminal block: the exit code and the output's end,
+   * read from the shell's record (the model got the lean text). */
+  if (g_strcmp0 (call->name, "run_shell") == 0)
+    add_command_display (data, run->cur_record != NULL ? run->cur_record : result_text);
   if (reason != NULL)
     json_object_set_string_member (data, "reason", reason);
   if (run->cur_provenance != NULL)

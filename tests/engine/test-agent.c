@@ -261,6 +261,9 @@ test_tool_round_trip (Fixture *f, gconstpointer data)
                    "assistant_message turn_end");
   g_assert_cmpuint (count_events (f, "assistant_delta"), >=, 2);
   g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_finished", 0)->data, "status"), ==, "ok");
+  /* What the transcripts show of the command: its output and exit code. */
+  g_assert_cmpint (json_object_get_int_member (find_event (f, "tool_finished", 0)->data, "exit_code"), ==, 0);
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_finished", 0)->data, "output"), ==, "written\n");
 
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->session)), ==, 5);
   g_assert_cmpstr (json_object_get_string_member (message (f, 0), "role"), ==, "system");

@@ -78,6 +78,12 @@ class Desktop:
         self.env = dict(os.environ, OPENWORKER_HOME=self.home, G_DEBUG="fatal-criticals",
                         OPENAI_API_KEY="sk-owtest-secret-Zq8-desktop-app",
                         OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+        # The private session bus can start xdg-desktop-portal, whose GTK
+        # backend dies under Xvfb; libadwaita reads the portal's settings
+        # with blocking calls at start-up, each waiting for that start to
+        # fail. The appearance is tested against a portal of the test's own
+        # (test-settings-window); these tests do not need one.
+        self.env["ADW_DISABLE_PORTAL"] = "1"
         if accessibility:
             self.env.pop("NO_AT_BRIDGE", None)
             self.env.pop("GTK_A11Y", None)

@@ -7,7 +7,7 @@
  *   config       ow_config_file_set(): set, nest, remove, refuse a bad value
  *   context      ow_context_reload_config() and ::config-changed, the scratch folder
  *   autostart    the XDG autostart entry: written, valid, read back, removed
- *   appearance   the portal's color-scheme, however it is wrapped
+ *   appearance   the Light / Dark / System choice as the config keeps it
  *   tray         the item's status and the Inbox label
  */
 #include <glib/gstdio.h>
@@ -422,24 +422,33 @@ test_autostart_registry (void)
 /* ---- appearance ------------------------------------------------------------------- */
 
 static void
-test_color_scheme_variants (void)
+test_appearance_choice (void)
 {
-  g_autoptr(GVariant) read_old = g_variant_ref_sink (g_variant_new ("(v)", g_variant_new_variant (g_variant_new_uint32 (1))));
-  g_autoptr(GVariant) read_one = g_variant_ref_sink (g_variant_new ("(v)", g_variant_new_uint32 (2)));
-  g_autoptr(GVariant) signal = g_variant_ref_sink (g_variant_new_variant (g_variant_new_uint32 (0)));
-  g_autoptr(GVariant) strange = g_variant_ref_sink (g_variant_new_string ("dark"));
-  g_autofree char *dark = ow_appearance_describe (OW_COLOR_SCHEME_DARK, TRUE);
-  g_autofree char *light = ow_appearance_describe (OW_COLOR_SCHEME_LIGHT, TRUE);
-  g_autofree char *unknown = ow_appearance_describe (OW_COLOR_SCHEME_DEFAULT, FALSE);
+  g_assert_cmpint (ow_appearance_from_string ("light"), ==, OW_APPEARANCE_LIGHT);
+  g_assert_cmpint (ow_appearance_from_string ("dark"), ==, OW_APPEARANCE_DARK);
+  g_assert_cmpint (ow_appearance_from_string ("system"), ==, OW_APPEARANCE_SYSTEM);
+  /* Absent or strange: the system's, never an error. */
+  g_assert_cmpint (ow_appearance_from_string (NULL), ==, OW_APPEARANCE_SYSTEM);
+  g_assert_cmpint (ow_appearance_from_string ("Dark"), ==, OW_APPEARANCE_SYSTEM);
+  for (int i = OW_APPEARANCE_SYSTEM; i <= OW_APPEARANCE_DARK; i++)
+    g_assert_cmpint (ow_appearance_from_string (ow_appearance_to_string (i)), ==, i);
+}
 
-  g_assert_cmpint (ow_appearance_scheme_from_variant (read_old), ==, OW_COLOR_SCHEME_DARK);
-  g_assert_cmpint (ow_appearance_scheme_from_variant (read_one), ==, OW_COLOR_SCHEME_LIGHT);
-  g_assert_cmpint (ow_appearance_scheme_from_variant (signal), ==, OW_COLOR_SCHEME_DEFAULT);
-  g_assert_cmpint (ow_appearance_scheme_from_variant (strange), ==, OW_COLOR_SCHEME_DEFAULT);
-  g_assert_cmpint (ow_appearance_scheme_from_variant (NULL), ==, OW_COLOR_SCHEME_DEFAULT);
-  g_assert_cmpstr (dark, ==, "Dark, following the system");
-  g_assert_cmpstr (light, ==, "Light, following the system");
-  g_assert_true (g_str_has_prefix (unknown, "As the desktop theme sets it"));
+/* ---- sandbox in words ------------------------------------------------------------------ */
+
+static void
+test_enforcement_in_words (void)
+{
+  g_autofree char *linux_ = ow_settings_describe_enforcement ("linux: namespaces+landlock(abi 7)+seccomp");
+  g_autofree char *two = ow_settings_describe_enforcement ("namespaces+seccomp");
+  g_autofree char *none = ow_settings_describe_enforcement (NULL);
+
+  g_assert_cmpstr (linux_, ==, "a separate view of the files and processes, file access limited to the session's "
+                               "folders and a filter on what programs may ask the kernel");
+  g_assert_null (strstr (linux_, "landlock"));
+  g_assert_null (strstr (linux_, "abi"));
+  g_assert_cmpstr (two, ==, "a separate view of the files and processes and a filter on what programs may ask the kernel");
+  g_assert_cmpstr (none, ==, "its own walls");
 }
 
 /* ---- tray ----------------------------------------------------------------------------- */
@@ -475,7 +484,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/ui-settings/autostart/quote", test_autostart_quote);
   g_test_add_func ("/ow/ui-settings/autostart/entry", test_autostart_entry);
   g_test_add_func ("/ow/ui-settings/autostart/registry", test_autostart_registry);
-  g_test_add_func ("/ow/ui-settings/appearance/variants", test_color_scheme_variants);
+  g_test_add_func ("/ow/ui-settings/appearance/choice", test_appearance_choice);
+  g_test_add_func ("/ow/ui-settings/sandbox/enforcement-in-words", test_enforcement_in_words);
   g_test_add_func ("/ow/ui-settings/tray/formatting", test_tray_formatting);
   return g_test_run ();
 }

@@ -17,7 +17,8 @@
  *              "Choose sites…", toolchains and shared credentials
  *   general    run in the background, start at login, the scratch folder
  *   machines   this machine's facts
- *   appearance the Settings portal's color-scheme, followed live
+ *   appearance System follows the Settings portal's color-scheme live; Light
+ *              and Dark override it and are kept
  *   german     the build's German catalogue on the window and its pages
  *
  * Every page is saved as a screenshot ($OW_SCREENSHOT_DIR).
@@ -29,6 +30,8 @@
 #include <string.h>
 
 #include "ow-appearance.h"
+
+#include <adwaita.h>
 #include "ow-autostart-xdg.h"
 #include "ow-credential-dialog.h"
 #include "ow-model-server.h"
@@ -75,13 +78,21 @@ open_window (SettingsHome *home, OwAutostart *autostart, const char *page)
   return OW_SETTINGS_WINDOW (window);
 }
 
-static gboolean
-is_true (gpointer data)
-{
-  return *(gboolean *) data;
-}
-
 /* ---- Models & Keys ---------------------------------------------------------------- */
+
+static gboolean
+models_offer_sol (gpointer data)
+{
+  GListModel *models = data;
+
+  for (guint i = 0; i < g_list_model_get_n_items (models); i++)
+    {
+      g_autoptr(GtkStringObject) s = g_list_model_get_item (models, i);
+      if (g_str_equal (gtk_string_object_get_string (s), "openai:gpt-5.6-sol"))
+        return TRUE;
+    }
+  return FALSE;
+}
 
 typedef struct {
   OwProviderItem *item;
@@ -272,18 +283,9 @@ test_models_keys (void)
   wait_message (ollama, "The server answers.");
 
   /* The models offered now: the configured providers' recommended ones. */
-  {
-    GListModel *models = ow_settings_models_page_get_models (page);
-    gboolean found = FALSE;
-
-    spin_for (200);
-    for (guint i = 0; i < g_list_model_get_n_items (models); i++)
-      {
-        g_autoptr(GtkStringObject) s = g_list_model_get_item (models, i);
-        found |= g_str_equal (gtk_string_object_get_string (s), "openai:gpt-5.6-sol");
-      }
-    g_assert_true (found);
-  }
+  /* The list is refilled once the provider's state is read back: wait for
+   * it rather than for a fixed time (a loaded machine takes longer). */
+  spin_until (models_offer_sol, ow_settings_models_page_get_models (page), "the recommended model to be offered");
 
   /* Remove forgets the key in the keyring. */
   row = find_named (GTK_WIDGET (window), "openai", OW_TYPE_PROVIDER_ROW);
@@ -568,6 +570,10 @@ test_sandbox (void)
   g_assert_false (gtk_widget_get_visible (find_named (GTK_WIDGET (page), "options_box", G_TYPE_INVALID)));
   gtk_switch_set_active (GTK_SWITCH (find_named (GTK_WIDGET (page), "sandbox_switch", G_TYPE_INVALID)), TRUE);
   g_assert_true (gtk_widget_get_visible (find_named (GTK_WIDGET (page), "types_box", G_TYPE_INVALID)));
+  /* Never "Off" under a switch that is on. */
+  g_assert_false (g_str_has_prefix (gtk_label_get_label (GTK_LABEL (find_named (GTK_WIDGET (page), "switch_detail",
+                                                                                 GTK_TYPE_LABEL))), "Off"));
+  g_assert_nonnull (find_label (GTK_WIDGET (page), "Turning on:"));
   text = settings_home_config (&home);
   g_assert_null (strstr (text, "sandbox_provider"));   /* nothing written until proved */
 
@@ -602,7 +608,9 @@ test_sandbox (void)
   /* Set up: the wall is proved on a throwaway folder, then chosen. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "sandbox.setup", "s", "linux"));
   spin_until (page_idle, page, "the sandbox setup");
-  g_assert_nonnull (find_label (GTK_WIDGET (page), "holds ("));
+  /* Said in words, not as the enforcement string. */
+  g_assert_nonnull (find_label (GTK_WIDGET (page), "works on this computer: a separate view of the files"));
+  g_assert_null (find_label (GTK_WIDGET (page), "landlock(abi"));
   wait_config_holds (&home, "sandbox_provider = \"linux\"");
   g_assert_true (gtk_widget_get_visible (find_named (GTK_WIDGET (page), "options_box", G_TYPE_INVALID)));
   row = find_named (GTK_WIDGET (page), "linux", GTK_TYPE_LIST_BOX_ROW);
@@ -856,7 +864,7 @@ static const char portal_xml[] =
   "  <property name='version' type='u' access='read'/>"
   "</interface></node>";
 
-static guint32 portal_scheme = 1;   /* dark */
+static int portal_scheme = 1;   /* dark; read in the portal's thread */
 
 static void
 portal_method (GDBusConnection *c, const char *sender, const char *path, const char *iface, const char *method,
@@ -871,7 +879,7 @@ portal_method (GDBusConnection *c, const char *sender, const char *path, const c
       return;
     }
   /* As older portals answer Read: a variant in a variant. */
-  g_dbus_method_invocation_return_value (inv, g_variant_new ("(v)", g_variant_new_variant (g_variant_new_uint32 (portal_scheme))));
+  g_dbus_method_invocation_return_value (inv, g_variant_new ("(v)", g_variant_new_variant (g_variant_new_uint32 (g_atomic_int_get (&portal_scheme)))));
 }
 
 static GVariant *
@@ -887,16 +895,20 @@ static GDBusConnection *portal_bus;
 static void
 on_portal_owned_cb (GDBusConnection *c, const char *name, gpointer user_data)
 {
-  *(gboolean *) user_data = TRUE;
+  g_atomic_int_set ((int *) user_data, TRUE);
 }
 
-static void
-start_portal (void)
+/* The portal answers from a thread of its own: libadwaita reads it with
+ * a blocking call from the main thread. */
+static gpointer
+portal_thread (gpointer data)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GDBusNodeInfo) info = g_dbus_node_info_new_for_xml (portal_xml, &error);
-  gboolean owned = FALSE;
+  GMainContext *context = g_main_context_new ();
 
+  g_main_context_push_thread_default (context);
+  g_assert_no_error (error);
   portal_bus = g_dbus_connection_new_for_address_sync (g_getenv ("DBUS_SESSION_BUS_ADDRESS"),
                                                        G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT
                                                        | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
@@ -906,55 +918,86 @@ start_portal (void)
                                      &portal_vtable, NULL, NULL, &error);
   g_assert_no_error (error);
   g_bus_own_name_on_connection (portal_bus, "org.freedesktop.portal.Desktop", G_BUS_NAME_OWNER_FLAGS_NONE,
-                                on_portal_owned_cb, NULL, &owned, NULL);
-  spin_until (is_true, &owned, "the test's portal to own its name");
+                                on_portal_owned_cb, NULL, data, NULL);
+  for (;;)
+    g_main_context_iteration (context, TRUE);
+  return NULL;
 }
-
-typedef struct {
-  OwAppearance *appearance;
-  OwColorScheme want;
-} SchemeWait;
 
 static gboolean
-scheme_is (gpointer data)
+is_set (gpointer data)
 {
-  SchemeWait *w = data;
-  return ow_appearance_get_from_portal (w->appearance) && ow_appearance_get_color_scheme (w->appearance) == w->want;
+  return g_atomic_int_get ((int *) data);
 }
 
+static void
+start_portal (void)
+{
+  static int owned;
+
+  g_thread_unref (g_thread_new ("test-portal", portal_thread, &owned));
+  spin_until (is_set, &owned, "the test's portal to own its name");
+}
+
+static gboolean
+dark_is (gpointer data)
+{
+  return adw_style_manager_get_dark (adw_style_manager_get_default ()) == GPOINTER_TO_INT (data);
+}
+
+static void
+portal_switches_to (guint32 scheme)
+{
+  g_atomic_int_set (&portal_scheme, scheme);
+  g_dbus_connection_emit_signal (portal_bus, NULL, "/org/freedesktop/portal/desktop", "org.freedesktop.portal.Settings",
+                                 "SettingChanged",
+                                 g_variant_new ("(ssv)", "org.freedesktop.appearance", "color-scheme",
+                                                g_variant_new_uint32 (scheme)), NULL);
+}
+
+/* System follows the desktop's preference (the portal) live; Light and
+ * Dark override it at once and are kept in the config. */
 static void
 test_appearance (void)
 {
   SettingsHome home = { 0 };
-  OwAppearance *appearance = ow_appearance_get_default ();
-  SchemeWait w = { appearance, OW_COLOR_SCHEME_DARK };
   OwSettingsWindow *window;
   GtkWidget *page;
-  gboolean dark = FALSE;
-
-  spin_until (scheme_is, &w, "the portal's dark preference");
-  g_object_get (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", &dark, NULL);
-  g_assert_true (dark);
+  GtkDropDown *choice;
 
   settings_home_init (&home, NULL);
   window = open_window (&home, NULL, "general");
   page = ow_settings_window_get_page_widget (window, "general");
-  g_assert_nonnull (find_label (page, "Dark, following the system"));
+  choice = GTK_DROP_DOWN (find_named (page, "appearance_dropdown", GTK_TYPE_DROP_DOWN));
+  g_assert_nonnull (choice);
+  g_assert_cmpuint (gtk_drop_down_get_selected (choice), ==, OW_APPEARANCE_SYSTEM);
+  spin_until (dark_is, GINT_TO_POINTER (TRUE), "the portal's dark preference");
   screenshot (page, "settings-general-dark");
   ow_settings_window_set_page (window, "models");
   screenshot (GTK_WIDGET (window), "settings-models-dark");
+  ow_settings_window_set_page (window, "general");
 
   /* The desktop switches to light: followed at once. */
-  portal_scheme = 2;
-  g_dbus_connection_emit_signal (portal_bus, NULL, "/org/freedesktop/portal/desktop", "org.freedesktop.portal.Settings",
-                                 "SettingChanged",
-                                 g_variant_new ("(ssv)", "org.freedesktop.appearance", "color-scheme",
-                                                g_variant_new_uint32 (2)), NULL);
-  w.want = OW_COLOR_SCHEME_LIGHT;
-  spin_until (scheme_is, &w, "the portal's light preference");
-  g_object_get (gtk_settings_get_default (), "gtk-application-prefer-dark-theme", &dark, NULL);
-  g_assert_false (dark);
-  g_assert_nonnull (find_label (page, "Light, following the system"));
+  portal_switches_to (2);
+  spin_until (dark_is, GINT_TO_POINTER (FALSE), "the portal's light preference");
+  screenshot (page, "settings-general-light");
+
+  /* Dark chosen: dark whatever the desktop prefers, and kept. */
+  gtk_drop_down_set_selected (choice, OW_APPEARANCE_DARK);
+  g_assert_true (dark_is (GINT_TO_POINTER (TRUE)));
+  wait_config_holds (&home, "color_scheme = \"dark\"");
+  /* Light chosen while the desktop prefers dark: light. */
+  portal_switches_to (1);
+  gtk_drop_down_set_selected (choice, OW_APPEARANCE_LIGHT);
+  spin_for (200);
+  g_assert_true (dark_is (GINT_TO_POINTER (FALSE)));
+  wait_config_holds (&home, "color_scheme = \"light\"");
+  /* Back to System: the desktop's dark again. */
+  gtk_drop_down_set_selected (choice, OW_APPEARANCE_SYSTEM);
+  spin_until (dark_is, GINT_TO_POINTER (TRUE), "the desktop's preference once System is chosen");
+  wait_config_holds (&home, "color_scheme = \"system\"");
+  portal_switches_to (2);
+  spin_until (dark_is, GINT_TO_POINTER (FALSE), "the portal's light preference");
 
   gtk_window_destroy (GTK_WINDOW (window));
   settings_home_clear (&home);
@@ -1026,6 +1069,8 @@ main (int argc, char **argv)
   ow_sandbox_openshell_register ();
   /* The test's portal must answer before the appearance is first asked. */
   start_portal ();
+  /* As the application's start-up does: libadwaita reads the portal now. */
+  adw_init ();
 
   g_test_add_func ("/ow/ui-settings/appearance/portal", test_appearance);
   g_test_add_func ("/ow/ui-settings/window/pages", test_window_pages);

@@ -10,7 +10,8 @@ leaves the action missing, and nothing else notices. The test opens the
 window twice, read over AT-SPI: through the main window's
 win.show-help-overlay (over org.gtk.Actions, as the main menu runs it),
 and by typing Ctrl+? into the main window (xdotool). Both times it must
-list the composer's shortcuts, Ctrl+Enter to send and Esc to stop, each
+list the composer's shortcuts, Enter to send, Shift+Enter for a new line
+and Esc to stop, each
 key combination in the row of its title.
 """
 import os
@@ -23,7 +24,8 @@ import desktop_app as d  # noqa: E402
 
 WANTED = {
     # title: the keys GtkShortcutLabel shows for it (Return is drawn as ⏎)
-    "Send the message": (("Ctrl",), ("⏎", "Enter", "Return")),
+    "Send the message": (("⏎", "Enter", "Return"),),
+    "Add a line": (("Shift",), ("⏎", "Enter", "Return")),
     "Stop the running turn": (("Escape", "Esc"),),
 }
 
@@ -80,6 +82,32 @@ def close(window, app, how):
                timeout=10)
 
 
+def deliverables_shown(root):
+    """The header's deliverables toggle is pressed (it and the panel are one state)."""
+    Atspi = d.atspi()
+    for node, _ in d.walk(root):
+        if d.name_of(node) == "Show the deliverables":
+            return d.has_state(node, Atspi.StateType.PRESSED) or d.has_state(node, Atspi.StateType.CHECKED)
+    return False
+
+
+def check_deliverables_key(app, main_window, xwin):
+    """Shift+Ctrl+D shows the deliverables; GtkWindow binds the same keys
+    to the GTK Inspector, which must not open."""
+    Atspi = d.atspi()
+    subprocess.run(["xdotool", "windowfocus", "--sync", xwin], check=False, timeout=10)
+    before = [w for w in d.windows(app) if d.has_state(w, Atspi.StateType.SHOWING)]
+    if deliverables_shown(main_window):
+        d.fail("the deliverables were showing before Shift+Ctrl+D")
+    subprocess.run(["xdotool", "key", "--clearmodifiers", "ctrl+shift+d"], check=True, timeout=10)
+    d.wait_for("the deliverables after Shift+Ctrl+D", lambda: deliverables_shown(main_window), timeout=10)
+    time.sleep(1.0)
+    opened = [w for w in d.windows(app) if w not in before and d.has_state(w, Atspi.StateType.SHOWING)]
+    if opened:
+        d.fail(f"Shift+Ctrl+D opened a window ({d.name_of(opened[0])!r}), the GTK Inspector?")
+    print("# Shift+Ctrl+D shows the deliverables and opens no other window")
+
+
 def main(argv):
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -110,6 +138,8 @@ def main(argv):
         window = d.wait_for("the shortcuts window (Ctrl+?)", lambda: shortcuts_window(app, before), timeout=15)
         time.sleep(0.5)
         check_lists_composer_shortcuts(window, "by Ctrl+?")
+        close(window, app, "by Ctrl+?")
+        check_deliverables_key(app, main_window, xwin)
         del main_window
 
         code = desktop.quit()
@@ -117,7 +147,8 @@ def main(argv):
             d.fail(f"openworker-desktop exited {code}")
     finally:
         desktop.stop()
-    print("ok: the shortcuts window opens by its action and by Ctrl+?, and lists the composer's keys")
+    print("ok: the shortcuts window opens by its action and by Ctrl+?, and lists the composer's keys; "
+          "Shift+Ctrl+D shows the deliverables")
     return 0
 
 

@@ -973,6 +973,306 @@ test_artifacts (Fixture *f, gconstpointer data)
   gtk_window_destroy (GTK_WINDOW (viewer));
 }
 
+/* ---- The GNOME window: adaptive, searchable, one empty session per folder ---- */
+
+typedef gboolean (*WidgetMatch) (GtkWidget *widget, gconstpointer data);
+
+/* The first widget under @root (itself included) that @match accepts. */
+static GtkWidget *
+find_widget (GtkWidget *root, WidgetMatch match, gconstpointer data)
+{
+  if (match (root, data))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_widget (c, match, data);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* On screen and of the type @data holds (GType). */
+static gboolean
+is_shown_type (GtkWidget *widget, gconstpointer data)
+{
+  return G_TYPE_CHECK_INSTANCE_TYPE (widget, *(const GType *) data) && gtk_widget_get_mapped (widget);
+}
+
+static gboolean
+has_label_text (GtkWidget *widget, gconstpointer text)
+{
+  return GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL;
+}
+
+static gboolean
+has_action (GtkWidget *widget, gconstpointer action)
+{
+  return GTK_IS_ACTIONABLE (widget) && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action) == 0;
+}
+
+/* The buttons shown under @root, in the order they are laid out. */
+static void
+collect_buttons (GtkWidget *root, GPtrArray *out)
+{
+  if (GTK_IS_BUTTON (root) && gtk_widget_get_mapped (root))
+    g_ptr_array_add (out, root);
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    collect_buttons (c, out);
+}
+
+/* @widget is shown whole inside the window, not cut off at its edge. */
+static void
+assert_inside_window (Fixture *f, GtkWidget *widget, const char *what)
+{
+  graphene_rect_t r;
+
+  g_assert_nonnull (widget);
+  g_assert_true (gtk_widget_get_mapped (widget));
+  g_assert_true (gtk_widget_compute_bounds (widget, GTK_WIDGET (f->window), &r));
+  if (r.origin.x < 0 || r.origin.x + r.size.width > gtk_widget_get_width (GTK_WIDGET (f->window)) + 0.5
+      || r.size.width < 8)
+    g_error ("%s is cut off: x %.0f, width %.0f in a window %d wide", what, r.origin.x, r.size.width,
+             gtk_widget_get_width (GTK_WIDGET (f->window)));
+}
+
+/* The window's widget is the default size less the frame GTK draws
+ * around it without a compositor (a few pixels a side). */
+static gboolean
+cond_width (Fixture *f, gconstpointer data)
+{
+  return ABS (gtk_widget_get_width (GTK_WIDGET (f->window)) - GPOINTER_TO_INT (data)) <= 12;
+}
+
+static void
+resize (Fixture *f, int width)
+{
+  gtk_window_set_default_size (GTK_WINDOW (f->window), width, 760);
+  wait_until (f, cond_width, GINT_TO_POINTER (width), 5000, "the window to take its new width");
+  spin (f, 400);
+}
+
+static void
+screenshot_both (Fixture *f, const char *name)
+{
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  g_autofree char *light = g_strdup_printf ("%s-light.png", name);
+  g_autofree char *dark = g_strdup_printf ("%s-dark.png", name);
+
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  screenshot (f, GTK_WIDGET (f->window), light);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+  screenshot (f, GTK_WIDGET (f->window), dark);
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_PREFER_LIGHT);
+}
+
+/* At 640 px the sidebar folds over the page and Send stays in sight; at
+ * 900 px the deliverables fit beside the page, their buttons whole; the
+ * Inbox shows no session's deliverables. */
+static void
+test_adaptive (Fixture *f, gconstpointer data)
+{
+  OwComposer *composer = ow_session_view_get_composer (view_of (f));
+  AdwFlap *sidebar, *deliverables;
+  GtkWidget *panel = GTK_WIDGET (ow_window_get_artifacts_panel (f->window));
+
+  serve (f, "{\"turns\":[" WRITE_SCRIPT ("w7", "summary-of-the-quarter.md", "# Q3") ",{\"text\":\"Done.\"}]}");
+  send_first (f, f->ws, "bypass-approvals", "Write the summary");
+  wait_turns_done (f, 1);
+  sidebar = ADW_FLAP (gtk_widget_get_ancestor (GTK_WIDGET (ow_window_get_session_list_view (f->window)), ADW_TYPE_FLAP));
+  deliverables = ADW_FLAP (gtk_widget_get_ancestor (panel, ADW_TYPE_FLAP));
+  g_assert_true (deliverables != sidebar);
+
+  resize (f, 1180);
+  g_assert_false (adw_flap_get_folded (sidebar));
+  g_assert_true (adw_flap_get_reveal_flap (sidebar));
+  screenshot_both (f, "20-wide");
+
+  resize (f, 640);
+  g_assert_true (adw_flap_get_folded (sidebar));
+  /* Folded, the sidebar starts hidden; its toggle brings it over the page. */
+  adw_flap_set_reveal_flap (sidebar, FALSE);
+  spin (f, 400);
+  assert_inside_window (f, find_widget (GTK_WIDGET (composer), has_action, "composer.send"), "Send at 640 px");
+  screenshot_both (f, "21-narrow");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-sidebar", NULL));
+  g_assert_true (adw_flap_get_reveal_flap (sidebar));
+  screenshot_both (f, "22-narrow-sidebar");
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-sidebar", NULL));
+
+  resize (f, 900);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-artifacts", NULL));
+  wait_until (f, cond_artifact, "summary-of-the-quarter.md", 10000, "the summary among the deliverables");
+  spin (f, 400);
+  g_assert_true (adw_flap_get_reveal_flap (deliverables));
+  screenshot_both (f, "23-deliverables-900");
+  {
+    /* Every button of the panel whole inside the window. */
+    g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+
+    collect_buttons (panel, buttons);
+    for (guint i = 0; i < buttons->len; i++)
+      assert_inside_window (f, g_ptr_array_index (buttons, i), "a deliverables button at 900 px");
+    g_assert_cmpuint (buttons->len, >=, 3);
+  }
+  assert_inside_window (f, find_widget (GTK_WIDGET (composer), has_action, "composer.send"), "Send at 900 px");
+
+  /* The Inbox is nobody's session: no deliverables from the last one. */
+  ow_window_show_inbox (f->window);
+  spin (f, 400);
+  g_assert_cmpuint (ow_artifacts_panel_get_paths (OW_ARTIFACTS_PANEL (panel))->len, ==, 0);
+  screenshot_both (f, "24-inbox-900");
+  resize (f, 1180);
+}
+
+static gboolean
+cond_page_has (Fixture *f, gconstpointer needle)
+{
+  g_autofree char *text = page_text_expanded (f);
+
+  return text != NULL && strstr (text, needle) != NULL;
+}
+
+/* A command's card at 640 px: in plain words, its buttons whole, Deny
+ * first and Allow once last; the step says it waits, then that it was
+ * denied, never that it ran. */
+static void
+test_narrow_card (Fixture *f, gconstpointer data)
+{
+  OwAskCard *card;
+  AdwFlap *sidebar;
+  g_autofree char *text = NULL;
+
+  serve (f, "{\"turns\":[{\"tool_calls\":[{\"id\":\"s1\",\"name\":\"run_shell\","
+            "\"arguments\":{\"command\":\"cp notes.txt /etc/notes.txt\"}}]},{\"text\":\"Not copied.\"}]}");
+  send_first (f, f->ws, "ask", "Copy the notes");
+  wait_cards (f, 1);
+  card = ow_card_dock_find (ow_session_view_get_dock (view_of (f)), "s1");
+  g_assert_true (OW_IS_APPROVAL_CARD (card));
+  g_assert_nonnull (find_widget (GTK_WIDGET (card), has_label_text, "Run a command"));
+  g_assert_nonnull (find_widget (GTK_WIDGET (card), has_label_text, "reaches outside the session's folder (/etc/notes.txt)"));
+  g_assert_null (find_widget (GTK_WIDGET (card), has_label_text, "exec"));
+  wait_until (f, cond_page_has, "Waiting to run", 5000, "the step to wait");
+  text = page_text_expanded (f);
+  g_assert_null (strstr (text, "Ran "));
+
+  resize (f, 640);
+  sidebar = ADW_FLAP (gtk_widget_get_ancestor (GTK_WIDGET (ow_window_get_session_list_view (f->window)), ADW_TYPE_FLAP));
+  adw_flap_set_reveal_flap (sidebar, FALSE);
+  spin (f, 400);
+  {
+    g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+    graphene_rect_t first, last;
+
+    collect_buttons (GTK_WIDGET (card), buttons);
+    g_assert_cmpuint (buttons->len, >=, 2);
+    for (guint i = 0; i < buttons->len; i++)
+      assert_inside_window (f, g_ptr_array_index (buttons, i), "a card button at 640 px");
+    /* Deny first, Allow once last, as the browser orders them. */
+    g_assert_cmpstr (gtk_button_get_label (g_ptr_array_index (buttons, 0)), ==, "_Deny");
+    g_assert_cmpstr (gtk_button_get_label (g_ptr_array_index (buttons, buttons->len - 1)), ==, "Allow _once");
+    g_assert_true (gtk_widget_compute_bounds (g_ptr_array_index (buttons, 0), GTK_WIDGET (f->window), &first));
+    g_assert_true (gtk_widget_compute_bounds (g_ptr_array_index (buttons, buttons->len - 1), GTK_WIDGET (f->window),
+                                              &last));
+    g_assert_cmpfloat (first.origin.x, <, last.origin.x);
+  }
+  screenshot_both (f, "27-narrow-card");
+
+  g_assert_true (ow_ask_card_choose (card, "deny"));
+  wait_turns_done (f, 1);
+  wait_until (f, cond_page_has, "Denied", 5000, "the step to say it was denied");
+  g_clear_pointer (&text, g_free);
+  text = page_text_expanded (f);
+  g_assert_null (strstr (text, "Ran "));
+  screenshot_both (f, "28-denied-step");
+  resize (f, 1180);
+}
+
+static gboolean
+cond_n_sessions (Fixture *f, gconstpointer data)
+{
+  return ow_session_list_get_n_sessions (ow_window_get_session_list (f->window)) == GPOINTER_TO_UINT (data);
+}
+
+/* The sidebar's search; a folder opened twice leaves one empty session. */
+static void
+test_search_and_folder (Fixture *f, gconstpointer data)
+{
+  OwSessionHost *host = ow_application_get_host (f->app);
+  OwStore *store = ow_context_get_store (ow_application_get_context (f->app));
+  OwSessionList *list = ow_window_get_session_list (f->window);
+  const char *names[] = { "Draft the launch note", "Weekly plan", "Plan the offsite" };
+  const char *first;
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      OwSessionSpec spec = { .coworker = "cowork" };
+      g_autoptr(OwSession) s = ow_session_host_create (host, &spec, NULL);
+      g_assert_true (ow_store_session_rename (store, ow_session_get_id (s), names[i], NULL));
+    }
+  ow_session_list_refresh (list);
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 3);
+
+  /* Every word, any case, in any order. */
+  ow_session_list_set_filter_text (list, "plan");
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 2);
+  ow_session_list_set_filter_text (list, "OFFSITE plan");
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 1);
+  ow_session_list_set_filter_text (list, "nothing like it");
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 0);
+  screenshot (f, GTK_WIDGET (f->window), "25-search-empty.png");
+  ow_session_list_set_filter_text (list, "  ");
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 3);
+  /* Typed into the sidebar's search entry. */
+  {
+    GtkWidget *sidebar = adw_flap_get_flap (ADW_FLAP (gtk_widget_get_ancestor (
+                           GTK_WIDGET (ow_window_get_session_list_view (f->window)), ADW_TYPE_FLAP)));
+    GType type = GTK_TYPE_SEARCH_ENTRY;
+    GtkWidget *entry = find_widget (sidebar, is_shown_type, &type);
+
+    g_assert_nonnull (entry);
+    gtk_editable_set_text (GTK_EDITABLE (entry), "offsite");
+    wait_until (f, cond_n_sessions, GUINT_TO_POINTER (1), 5000, "the search to leave one session");
+    screenshot (f, GTK_WIDGET (f->window), "26-search.png");
+    gtk_editable_set_text (GTK_EDITABLE (entry), "");
+    wait_until (f, cond_n_sessions, GUINT_TO_POINTER (3), 5000, "the cleared search to show all");
+  }
+
+  /* openworker-desktop FOLDER, twice: one session there, not two. */
+  ow_window_new_session_in (f->window, f->ws);
+  wait_until (f, cond_n_sessions, GUINT_TO_POINTER (4), 5000, "the folder's session in the sidebar");
+  first = ow_session_view_get_session_id (view_of (f));
+  g_assert_nonnull (first);
+  {
+    g_autofree char *kept = g_strdup (first);
+    ow_window_new_session (f->window, NULL);
+    ow_window_new_session_in (f->window, f->ws);
+    g_assert_cmpstr (ow_session_view_get_session_id (view_of (f)), ==, kept);
+  }
+  ow_session_list_refresh (list);
+  g_assert_cmpuint (ow_session_list_get_n_sessions (list), ==, 4);
+
+  /* Rename in an AdwMessageDialog. */
+  {
+    g_autofree char *id = g_strdup (ow_session_view_get_session_id (view_of (f)));
+    g_autoptr(OwSessionRow) row = NULL;
+    AdwMessageDialog *dialog = NULL;
+
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.rename-session", "s", id));
+    spin (f, 300);
+    for (GList *l = gtk_window_list_toplevels (); l != NULL; l = g_list_delete_link (l, l))
+      if (ADW_IS_MESSAGE_DIALOG (l->data))
+        dialog = l->data;
+    g_assert_nonnull (dialog);
+    gtk_editable_set_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog)), "Project notes");
+    screenshot (f, GTK_WIDGET (dialog), "29-rename-dialog.png");
+    adw_message_dialog_response (dialog, "rename");
+    spin (f, 300);
+    row = ow_store_session_get (store, id, NULL);
+    g_assert_cmpstr (row->title, ==, "Project notes");
+  }
+}
+
 /* The composer: attachments within the limits, refusals with a reason,
  * and the attachment reaching the model. */
 static void
@@ -1074,5 +1374,8 @@ main (int argc, char **argv)
   g_test_add ("/ow/ui/desktop/artifacts", Fixture, NULL, setup, test_artifacts, teardown);
   g_test_add ("/ow/ui/desktop/attachments", Fixture, NULL, setup, test_attachments, teardown);
   g_test_add ("/ow/ui/desktop/mode-and-stop", Fixture, NULL, setup, test_mode_and_stop, teardown);
+  g_test_add ("/ow/ui/desktop/adaptive", Fixture, NULL, setup, test_adaptive, teardown);
+  g_test_add ("/ow/ui/desktop/search-and-folder", Fixture, NULL, setup, test_search_and_folder, teardown);
+  g_test_add ("/ow/ui/desktop/narrow-card", Fixture, NULL, setup, test_narrow_card, teardown);
   return g_test_run ();
 }

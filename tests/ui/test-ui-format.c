@@ -11,7 +11,8 @@ test_modes_never_dangerous (void)
 {
   const char *const *modes = ow_format_modes ();
 
-  g_assert_cmpuint (g_strv_length ((char **) modes), ==, 3);
+  /* ask, auto-approve, bypass-approvals, plan, discuss. */
+  g_assert_cmpuint (g_strv_length ((char **) modes), ==, 5);
   g_assert_false (g_strv_contains (modes, "dangerously-bypass-approvals"));
   g_assert_cmpstr (ow_format_mode_label ("ask"), ==, "Ask for approval");
   g_assert_cmpstr (ow_format_mode_label ("unknown"), ==, "unknown");
@@ -98,10 +99,10 @@ test_tool_step (void)
   g_autoptr(JsonObject) other = ow_json_object_from_string ("{\"q\":1}", -1, NULL);
   g_autofree char *v1 = NULL, *d1 = NULL, *v2 = NULL, *d2 = NULL, *v3 = NULL, *d3 = NULL, *v4 = NULL, *d4 = NULL;
 
-  ow_format_tool_step ("run_shell", shell, &v1, &d1);
-  ow_format_tool_step ("write_file", write, &v2, &d2);
-  ow_format_tool_step ("mcp_thing", other, &v3, &d3);
-  ow_format_tool_step ("list_files", NULL, &v4, &d4);
+  ow_format_tool_step ("run_shell", shell, "ok", &v1, &d1);
+  ow_format_tool_step ("write_file", write, "ok", &v2, &d2);
+  ow_format_tool_step ("mcp_thing", other, "running", &v3, &d3);
+  ow_format_tool_step ("list_files", NULL, "ok", &v4, &d4);
   g_assert_cmpstr (v1, ==, "Ran");
   g_assert_cmpstr (d1, ==, "make test");
   g_assert_cmpstr (v2, ==, "Wrote");
@@ -109,6 +110,77 @@ test_tool_step (void)
   g_assert_cmpstr (v3, ==, "mcp_thing");
   g_assert_cmpstr (d3, ==, "q: 1");
   g_assert_cmpstr (d4, ==, ".");
+}
+
+/* The verb follows the step: nothing said to have run before it ran, or
+ * after it was denied. */
+static void
+test_tool_step_states (void)
+{
+  static const struct { const char *status, *verb; } shell[] = {
+    { "proposed", "Waiting to run" }, { "waiting", "Waiting to run" }, { "running", "Running" },
+    { "ok", "Ran" }, { "error", "Failed to run" }, { "denied", "Denied" }, { "interrupted", "Stopped" },
+  };
+  g_autoptr(JsonObject) args = ow_json_object_from_string ("{\"command\":\"rm -r build\"}", -1, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (shell); i++)
+    {
+      g_autofree char *verb = NULL, *detail = NULL;
+      ow_format_tool_step ("run_shell", args, shell[i].status, &verb, &detail);
+      g_assert_cmpstr (verb, ==, shell[i].verb);
+      g_assert_cmpstr (detail, ==, "rm -r build");
+    }
+  {
+    g_autofree char *verb = NULL, *detail = NULL;
+    ow_format_tool_step ("write_file", NULL, "waiting", &verb, &detail);
+    g_assert_cmpstr (verb, ==, "Waiting to write");
+    g_clear_pointer (&verb, g_free);
+    g_clear_pointer (&detail, g_free);
+    ow_format_tool_step ("mcp_thing", NULL, "denied", &verb, &detail);
+    g_assert_cmpstr (verb, ==, "Denied");
+    g_assert_cmpstr (detail, ==, "mcp_thing");
+  }
+  {
+    g_autofree char *zero = ow_format_exit_code (TRUE, 0);
+    g_autofree char *two = ow_format_exit_code (TRUE, 2);
+    g_autofree char *none = ow_format_exit_code (FALSE, 0);
+    g_assert_cmpstr (zero, ==, "Exit code 0");
+    g_assert_cmpstr (two, ==, "Exit code 2");
+    g_assert_cmpstr (none, ==, "No exit code");
+  }
+}
+
+/* Cards speak of what a call does, and see a command leave its folder. */
+static void
+test_plain_cards (void)
+{
+  static const struct { const char *command; const char *outside; } cases[] = {
+    { "make test", NULL },
+    { "cat src/a.c > build/out.txt", NULL },
+    { "ls /tmp/ws/sub", NULL },
+    { "echo hi > /dev/null", NULL },
+    { "curl https://example.com/x", NULL },
+    { "cat /etc/passwd", "/etc/passwd" },
+    { "rm -r ../other", "../other" },
+    { "cp a.txt ~/Desktop/", "~/Desktop/" },
+    { "sort a 2>/var/log/x", "/var/log/x" },
+    { "tar -cf out.tar --directory=/srv/data .", "/srv/data" },
+  };
+
+  g_assert_cmpstr (ow_format_risk_label ("exec"), ==, "Run a command");
+  g_assert_cmpstr (ow_format_risk_label ("write_local"), ==, "Change a file");
+  g_assert_cmpstr (ow_format_risk_label ("read"), ==, "Read files");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *outside = ow_format_command_outside (cases[i].command, "/tmp/ws");
+      g_assert_cmpstr (outside, ==, cases[i].outside);
+    }
+  /* One name per mode, everywhere; read-only modes are offered too. */
+  g_assert_cmpstr (ow_format_mode_label ("ask"), ==, "Ask for approval");
+  g_assert_cmpstr (ow_format_mode_label ("discuss"), ==, "Discuss (read-only)");
+  g_assert_true (g_strv_contains (ow_format_modes (), "plan"));
+  g_assert_true (g_strv_contains (ow_format_modes (), "discuss"));
+  g_assert_false (g_strv_contains (ow_format_modes (), "dangerously-bypass-approvals"));
 }
 
 static void
@@ -214,6 +286,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/ui/format/relative-time", test_relative_time);
   g_test_add_func ("/ow/ui/format/args-preview", test_args_preview);
   g_test_add_func ("/ow/ui/format/tool-step", test_tool_step);
+  g_test_add_func ("/ow/ui/format/tool-step-states", test_tool_step_states);
+  g_test_add_func ("/ow/ui/format/plain-cards", test_plain_cards);
   g_test_add_func ("/ow/ui/format/provenance", test_provenance);
   g_test_add_func ("/ow/ui/format/diff/replace", test_edit_diff_replace);
   g_test_add_func ("/ow/ui/format/diff/write-existing", test_edit_diff_write_existing);

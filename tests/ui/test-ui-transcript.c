@@ -32,6 +32,15 @@ ops_html (JsonArray *ops)
   return g_string_free (out, FALSE);
 }
 
+/* The HTML of the operations made since the last take. */
+static char *
+take_html (OwTranscriptRenderer *r)
+{
+  g_autoptr(JsonArray) ops = ow_transcript_renderer_take_ops (r);
+
+  return ops_html (ops);
+}
+
 static guint
 count_ops (JsonArray *ops, const char *kind)
 {
@@ -139,7 +148,12 @@ test_tool_step_lifecycle (void)
   feed (r, "tool_finished", "{\"name\":\"write_file\",\"call_id\":\"w1\",\"status\":\"ok\",\"result_preview\":\"wrote 5 bytes\","
                             "\"provenance\":\"user-approved once\",\"enforcement\":\"direct\"}");
   ops = ow_transcript_renderer_take_ops (r);
+  /* The step's row is replaced; the group's summary, set after it, names
+   * the step's new verb too. */
   last = json_array_get_object_element (ops, json_array_get_length (ops) - 1);
+  g_assert_cmpstr (ow_json_get_string (last, "op"), ==, "set");
+  g_assert_nonnull (strstr (ow_json_get_string (last, "html"), "Wrote"));
+  last = json_array_get_object_element (ops, json_array_get_length (ops) - 2);
   g_assert_cmpstr (ow_json_get_string (last, "op"), ==, "replace");
   html = g_strdup (ow_json_get_string (last, "html"));
   g_assert_nonnull (strstr (html, "status-ok"));
@@ -148,6 +162,53 @@ test_tool_step_lifecycle (void)
   g_assert_nonnull (strstr (html, "You allowed it once"));
   g_assert_nonnull (strstr (html, "sandbox: direct"));
   g_assert_nonnull (strstr (html, "wrote 5 bytes"));
+}
+
+/* The step's verb and the group's summary follow the call: waiting while
+ * the card is open, denied after Deny (never "Ran"); a command that ran
+ * shows its output as a terminal block with its exit code. */
+static void
+test_command_step_states (void)
+{
+  g_autoptr(OwTranscriptRenderer) r = ow_transcript_renderer_new ();
+  g_autofree char *html = NULL;
+
+  seq = 0;
+  feed (r, "turn_start", "{\"input\":\"clean up\"}");
+  feed (r, "tool_proposed", "{\"name\":\"run_shell\",\"call_id\":\"s1\",\"arguments\":{\"command\":\"rm -r build\"}}");
+  feed (r, "permission_required", "{\"name\":\"run_shell\",\"call_id\":\"s1\"}");
+  html = take_html (r);
+  g_assert_nonnull (strstr (html, "Waiting to run"));
+  g_assert_null (strstr (html, "Ran"));
+  g_clear_pointer (&html, g_free);
+
+  feed (r, "approval_resolved", "{\"call_id\":\"s1\",\"kind\":\"approval\",\"decision\":\"deny\"}");
+  feed (r, "tool_finished", "{\"name\":\"run_shell\",\"call_id\":\"s1\",\"status\":\"denied\","
+                            "\"result_preview\":\"denied\",\"reason\":\"denied by person\"}");
+  html = take_html (r);
+  g_assert_nonnull (strstr (html, "Denied"));
+  g_assert_null (strstr (html, "Ran"));
+  g_clear_pointer (&html, g_free);
+
+  /* Allowed: running, then ran, with a terminal block. */
+  feed (r, "tool_proposed", "{\"name\":\"run_shell\",\"call_id\":\"s2\",\"arguments\":{\"command\":\"make\"}}");
+  feed (r, "permission_required", "{\"name\":\"run_shell\",\"call_id\":\"s2\"}");
+  feed (r, "approval_resolved", "{\"call_id\":\"s2\",\"kind\":\"approval\",\"decision\":\"once\"}");
+  html = take_html (r);
+  g_assert_nonnull (strstr (html, "Running"));
+  g_clear_pointer (&html, g_free);
+  feed (r, "tool_finished", "{\"name\":\"run_shell\",\"call_id\":\"s2\",\"status\":\"error\","
+                            "\"result_preview\":\"{\\\"command\\\":\\\"make\\\"}\",\"exit_code\":2,"
+                            "\"output\":\"cc -c a.c\\na.c:1: error: <oops>\\n\"}");
+  html = take_html (r);
+  g_assert_nonnull (strstr (html, "Failed to run"));
+  g_assert_nonnull (strstr (html, "<div class=\"terminal\">"));
+  g_assert_nonnull (strstr (html, "Exit code 2"));
+  g_assert_nonnull (strstr (html, "exit-fail"));
+  /* Real lines, escaped: no literal \\n, no raw JSON, nothing cut. */
+  g_assert_nonnull (strstr (html, "cc -c a.c\na.c:1: error: &lt;oops&gt;"));
+  g_assert_null (strstr (html, "\\n"));
+  g_assert_null (strstr (html, "step-result"));
 }
 
 static void
@@ -269,6 +330,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/ui/transcript/everything-outside-is-escaped", test_everything_outside_is_escaped);
   g_test_add_func ("/ow/ui/transcript/tool-step-lifecycle", test_tool_step_lifecycle);
   g_test_add_func ("/ow/ui/transcript/steps-group-per-round", test_steps_group_per_round);
+  g_test_add_func ("/ow/ui/transcript/command-step-states", test_command_step_states);
   g_test_add_func ("/ow/ui/transcript/notices", test_notices);
   g_test_add_func ("/ow/ui/transcript/replay-is-deterministic", test_replay_is_deterministic);
   g_test_add_func ("/ow/ui/transcript/compaction-notices", test_compaction_notices);

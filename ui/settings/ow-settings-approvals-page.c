@@ -4,6 +4,8 @@
 #include "config-ui.h"
 #include "ow-settings-approvals-page.h"
 
+#include "ow-format.h"
+
 #include <glib/gi18n-lib.h>
 
 #include "ow-settings-io.h"
@@ -52,19 +54,8 @@ ow_default_modes (void)
 const char *
 ow_mode_title (const char *mode)
 {
-  if (g_strcmp0 (mode, "ask") == 0)
-    return _("Ask before acting");
-  if (g_strcmp0 (mode, "auto-approve") == 0)
-    return _("Auto-approve routine actions");
-  if (g_strcmp0 (mode, "bypass-approvals") == 0)
-    return _("Act without asking");
-  if (g_strcmp0 (mode, "plan") == 0)
-    return _("Plan only");
-  if (g_strcmp0 (mode, "discuss") == 0)
-    return _("Discuss only");
-  if (g_strcmp0 (mode, "dangerously-bypass-approvals") == 0)
-    return _("Skip every check");
-  return mode;
+  /* One name per mode on every surface: the composer's. */
+  return ow_format_mode_label (mode);
 }
 
 const char *

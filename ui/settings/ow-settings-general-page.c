@@ -19,7 +19,7 @@ struct _OwSettingsGeneralPage
   GtkSwitch    *background_switch;
   GtkSwitch    *login_switch;
   GtkLabel     *login_detail;
-  GtkLabel     *appearance_label;
+  GtkDropDown  *appearance_dropdown;
   GtkLabel     *message_label;
 
   /* owned references */
@@ -30,7 +30,6 @@ struct _OwSettingsGeneralPage
   /* state */
   gboolean      updating;
   gulong        config_handler;
-  gulong        appearance_handler;
 };
 
 G_DEFINE_FINAL_TYPE (OwSettingsGeneralPage, ow_settings_general_page, GTK_TYPE_BOX)
@@ -74,6 +73,7 @@ refresh_from_config (OwSettingsGeneralPage *self)
   gtk_label_set_label (self->scratch_label, shown);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "general.default-scratch", custom);
   gtk_switch_set_active (self->background_switch, ow_settings_get_run_in_background (self->ctx));
+  gtk_drop_down_set_selected (self->appearance_dropdown, ow_appearance_get (self->ctx));
   self->updating = FALSE;
 }
 
@@ -195,14 +195,19 @@ on_login_cb (GtkSwitch *sw, GParamSpec *pspec, gpointer user_data)
   ow_settings_io_run_async (NULL, set_autostart, job, g_object_unref, self->cancellable, on_autostart_set_cb, self);
 }
 
+/* The choice shows at once; the config keeps it for the next start. */
 static void
-on_appearance_cb (OwAppearance *appearance, GParamSpec *pspec, gpointer user_data)
+on_appearance_cb (GtkDropDown *dropdown, GParamSpec *pspec, gpointer user_data)
 {
   OwSettingsGeneralPage *self = user_data;
-  g_autofree char *text = ow_appearance_describe (ow_appearance_get_color_scheme (appearance),
-                                                  ow_appearance_get_from_portal (appearance));
+  OwAppearance appearance = gtk_drop_down_get_selected (dropdown);
+  g_autoptr(JsonNode) value = NULL;
 
-  gtk_label_set_label (self->appearance_label, text);
+  if (self->updating || appearance > OW_APPEARANCE_DARK)
+    return;
+  ow_appearance_apply (appearance);
+  value = ow_settings_node_string (ow_appearance_to_string (appearance));
+  ow_settings_config_set_async (self->ctx, OW_APPEARANCE_KEY, value, self->cancellable, on_written_cb, self);
 }
 
 /* ---- GObject ----------------------------------------------------------------------- */
@@ -214,7 +219,6 @@ ow_settings_general_page_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_signal_handler (&self->config_handler, self->ctx);
-  g_clear_signal_handler (&self->appearance_handler, ow_appearance_get_default ());
   gtk_widget_dispose_template (GTK_WIDGET (self), OW_TYPE_SETTINGS_GENERAL_PAGE);
   g_clear_object (&self->ctx);
   g_clear_object (&self->autostart);
@@ -244,7 +248,7 @@ ow_settings_general_page_class_init (OwSettingsGeneralPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, OwSettingsGeneralPage, background_switch);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsGeneralPage, login_switch);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsGeneralPage, login_detail);
-  gtk_widget_class_bind_template_child (widget_class, OwSettingsGeneralPage, appearance_label);
+  gtk_widget_class_bind_template_child (widget_class, OwSettingsGeneralPage, appearance_dropdown);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsGeneralPage, message_label);
 
   gtk_widget_class_install_action (widget_class, "general.choose-scratch", NULL, choose_scratch_activated);
@@ -262,7 +266,6 @@ GtkWidget *
 ow_settings_general_page_new (OwContext *ctx, OwAutostart *autostart)
 {
   OwSettingsGeneralPage *self;
-  OwAppearance *appearance = ow_appearance_get_default ();
 
   g_return_val_if_fail (OW_IS_CONTEXT (ctx), NULL);
 
@@ -287,8 +290,7 @@ ow_settings_general_page_new (OwContext *ctx, OwAutostart *autostart)
     }
   g_signal_connect (self->background_switch, "notify::active", G_CALLBACK (on_background_cb), self);
   g_signal_connect (self->login_switch, "notify::active", G_CALLBACK (on_login_cb), self);
-  self->appearance_handler = g_signal_connect (appearance, "notify", G_CALLBACK (on_appearance_cb), self);
-  on_appearance_cb (appearance, NULL, self);
+  g_signal_connect (self->appearance_dropdown, "notify::selected", G_CALLBACK (on_appearance_cb), self);
   self->config_handler = g_signal_connect (ctx, "config-changed", G_CALLBACK (on_config_changed_cb), self);
   return GTK_WIDGET (self);
 }

@@ -4,7 +4,8 @@
  * config.toml scratch_dir), whether OpenWorker keeps running in the
  * background when its window closes ([desktop] run_in_background), whether
  * it starts at login (through OwAutostart: an XDG autostart entry here),
- * and the appearance, which follows the system.
+ * and the appearance: System (the desktop's light or dark style), Light or
+ * Dark.
  */
 #pragma once
 

@@ -18,6 +18,7 @@ struct _OwSettingsModelsPage
   /* template widgets */
   GtkLabel       *store_label;
   GtkDropDown    *default_drop;
+  gboolean        implicit_default;   /* the shown default is the first that can run, not a saved one */
   GtkLabel       *default_note;
   GtkListBox     *providers_list;
   GtkListBox     *models_list;
@@ -104,6 +105,9 @@ update_default_note (OwSettingsModelsPage *self)
       /* TRANSLATORS: %s is the path of config.toml */
       note = g_strdup_printf (_("Kept as model = … in %s."), path);
     }
+  else if (self->implicit_default)
+    note = g_strdup (_("No default is saved: new sessions start with this model, the first that can run. "
+                       "Choose one to keep it."));
   gtk_label_set_label (self->default_note, note != NULL ? note : "");
   gtk_widget_set_visible (GTK_WIDGET (self->default_note), note != NULL);
   gtk_widget_set_sensitive (GTK_WIDGET (self->default_drop), env == NULL || *env == '\0');
@@ -216,6 +220,11 @@ fill_models (OwSettingsModelsPage *self, const char *const *saved)
   for (guint i = 0; current != NULL && models[i] != NULL; i++)
     if (g_str_equal (models[i], current))
       selected = i;
+  /* No default saved: new sessions take the first model that can run, so
+   * that is the one shown, not "(None)". */
+  self->implicit_default = selected == GTK_INVALID_LIST_POSITION && models[0] != NULL;
+  if (self->implicit_default)
+    selected = 0;
   gtk_drop_down_set_selected (self->default_drop, selected);
   self->updating = FALSE;
   update_default_note (self);

@@ -7,6 +7,7 @@
 #include "tools/ow-executor.h"
 
 #include <glib/gi18n-lib.h>
+#include <string.h>
 
 #include "ow-credential-dialog.h"
 #include "ow-json.h"
@@ -411,9 +412,10 @@ on_provider_written_cb (GObject *source, GAsyncResult *result, gpointer user_dat
     }
   else
     {
-      /* TRANSLATORS: %s names the sandbox; %s after it is the enforcement level that was proved */
-      g_autofree char *text = g_strdup_printf (_("The %s holds (%s). New sessions run their commands and file tools "
-                                                 "behind it."), ow_sandbox_type_title (op->provider), op->enforcement);
+      g_autofree char *how = ow_settings_describe_enforcement (op->enforcement);
+      /* TRANSLATORS: %s names the sandbox; the second %s says what it was proved to use, in words */
+      g_autofree char *text = g_strdup_printf (_("The %s works on this computer: %s. New sessions run their commands "
+                                                 "and file tools behind it."), ow_sandbox_type_title (op->provider), how);
       self->want_on = FALSE;
       say (self, FALSE, text);
     }
@@ -485,6 +487,8 @@ update_visibility (OwSettingsSandboxPage *self)
   gtk_widget_set_visible (self->options_box, on);
 }
 
+static void update_switch_detail (OwSettingsSandboxPage *self, const char *provider);
+
 static void
 on_switch_active_cb (GtkSwitch *sw, GParamSpec *pspec, gpointer user_data)
 {
@@ -497,12 +501,14 @@ on_switch_active_cb (GtkSwitch *sw, GParamSpec *pspec, gpointer user_data)
     {
       /* Nothing changes until a type is proved and chosen. */
       self->want_on = TRUE;
+      update_switch_detail (self, configured_provider (self));
       if (!on)
         say (self, FALSE, _("Set up one of the sandbox types below. Until one is proved, tools keep running directly."));
     }
   else
     {
       self->want_on = FALSE;
+      update_switch_detail (self, configured_provider (self));
       say (self, FALSE, NULL);
       if (on)
         {
@@ -989,24 +995,62 @@ on_home_scanned_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   self->updating = FALSE;
 }
 
+/* ---- In words ------------------------------------------------------------------------------ */
+
+char *
+ow_settings_describe_enforcement (const char *enforcement)
+{
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) layers = NULL;
+  const char *colon;
+  GString *out;
+
+  if (enforcement == NULL || *enforcement == '\0')
+    return g_strdup (_("its own walls"));
+  /* "linux: namespaces+landlock(abi 7)+seccomp": the sandbox's name, then
+   * the kernel's layers. */
+  colon = strchr (enforcement, ':');
+  layers = g_strsplit (colon != NULL ? colon + 1 : enforcement, "+", -1);
+  for (guint i = 0; layers[i] != NULL; i++)
+    {
+      g_autofree char *layer = g_strstrip (g_strdup (layers[i]));
+
+      if (g_str_has_prefix (layer, "namespaces"))
+        g_ptr_array_add (parts, g_strdup (_("a separate view of the files and processes")));
+      else if (g_str_has_prefix (layer, "landlock"))
+        g_ptr_array_add (parts, g_strdup (_("file access limited to the session's folders")));
+      else if (g_str_has_prefix (layer, "seccomp"))
+        g_ptr_array_add (parts, g_strdup (_("a filter on what programs may ask the kernel")));
+      else if (*layer != '\0')
+        g_ptr_array_add (parts, g_strdup (layer));
+    }
+  if (parts->len == 0)
+    return g_strdup (_("its own walls"));
+  out = g_string_new (g_ptr_array_index (parts, 0));
+  for (guint i = 1; i < parts->len; i++)
+    /* TRANSLATORS: joins the sandbox's layers: "a, b and c" */
+    g_string_append_printf (out, "%s%s", i + 1 == parts->len ? _(" and ") : ", ",
+                            (const char *) g_ptr_array_index (parts, i));
+  return g_string_free (out, FALSE);
+}
+
 /* ---- From the config -------------------------------------------------------------------- */
 
+/* The line under the switch says what the switch shows: on, turning on,
+ * or off and what guards commands then. */
 static void
-refresh_from_config (OwSettingsSandboxPage *self)
+update_switch_detail (OwSettingsSandboxPage *self, const char *provider)
 {
-  const char *provider = configured_provider (self);
-  const char *profile = ow_config_get_string (ow_context_get_config (self->ctx), "sandbox_network_profile");
-  g_auto(GStrv) hosts = ow_config_get_strv (ow_context_get_config (self->ctx), "sandbox_network_hosts");
-  guint n_hosts = hosts != NULL ? g_strv_length (hosts) : 0;
   gboolean on = !g_str_equal (provider, "direct");
   g_autofree char *detail = NULL;
-  g_autofree char *summary = NULL;
 
-  self->updating = TRUE;
-  gtk_switch_set_active (self->sandbox_switch, on || self->want_on);
   if (on)
     /* TRANSLATORS: %s names the sandbox in use */
     detail = g_strdup_printf (_("On: sessions run their tools behind the %s."), ow_sandbox_type_title (provider));
+  else if (self->want_on)
+    /* The switch is on and a type is being set up: never "Off" under it. */
+    detail = g_strdup (_("Turning on: sessions keep running their tools directly until a sandbox type below "
+                         "is proved on this computer."));
   else
     {
       g_autofree char *guard = NULL;
@@ -1022,6 +1066,21 @@ refresh_from_config (OwSettingsSandboxPage *self)
                                     "unavailable (%s)."), guard);
     }
   gtk_label_set_label (self->switch_detail, detail);
+}
+
+static void
+refresh_from_config (OwSettingsSandboxPage *self)
+{
+  const char *provider = configured_provider (self);
+  const char *profile = ow_config_get_string (ow_context_get_config (self->ctx), "sandbox_network_profile");
+  g_auto(GStrv) hosts = ow_config_get_strv (ow_context_get_config (self->ctx), "sandbox_network_hosts");
+  guint n_hosts = hosts != NULL ? g_strv_length (hosts) : 0;
+  gboolean on = !g_str_equal (provider, "direct");
+  g_autofree char *summary = NULL;
+
+  self->updating = TRUE;
+  gtk_switch_set_active (self->sandbox_switch, on || self->want_on);
+  update_switch_detail (self, provider);
   gtk_check_button_set_active (g_strcmp0 (profile, "open") == 0 ? self->open_radio : self->allowlist_radio, TRUE);
   if (n_hosts == 0)
     summary = g_strdup (_("No sites yet: commands reach nothing until you choose some."));

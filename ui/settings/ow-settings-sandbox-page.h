@@ -26,6 +26,10 @@ guint       ow_settings_sandbox_page_get_n_statuses (OwSettingsSandboxPage *self
 /* Whether a setup is running. */
 gboolean    ow_settings_sandbox_page_get_busy       (OwSettingsSandboxPage *self);
 
+/* The enforcement a sandbox proved ("linux: namespaces+landlock(abi 7)+
+ * seccomp") in words: "a separate view of the files and processes, file
+ * access limited to the session's folders and a filter on …". */
+char       *ow_settings_describe_enforcement        (const char *enforcement);
 /* A sandbox type's name for people ("Linux sandbox") and one line on it. */
 const char *ow_sandbox_type_title (const char *provider);
 const char *ow_sandbox_type_blurb (const char *provider);

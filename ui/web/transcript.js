@@ -4,7 +4,8 @@
 // its output-encoding module, markdown through cmark-gfm in safe mode) and
 // sends operations here: append, replace or set an HTML fragment, change a
 // class. This script applies them, adds copy buttons to code blocks, keeps
-// the view following the newest text, counts down retry notices, and sends
+// the view following the newest text (and the person's new message; a
+// "Jump to latest" button when they scrolled up), counts down retry notices, and sends
 // the person's clicks back as script messages. It builds no markup from
 // text itself.
 'use strict';
@@ -12,7 +13,8 @@
 (function () {
   const log = document.getElementById('log');
   const empty = document.getElementById('empty');
-  let strings = { copy: 'Copy', copied: 'Copied', empty: '' };
+  const latest = document.getElementById('latest');
+  let strings = { copy: 'Copy', copied: 'Copied', empty: '', latest: 'Jump to latest' };
 
   function post(message) {
     try {
@@ -57,14 +59,22 @@
     }
   }
 
+  function toBottom() {
+    following = true;
+    document.scrollingElement.scrollTop = document.scrollingElement.scrollHeight;
+    latest.hidden = true;
+  }
+
   function apply(ops) {
-    const follow = nearBottom();
+    let follow = nearBottom();
     for (const op of ops) {
       const el = op.id ? document.getElementById(op.id) : null;
       switch (op.op) {
         case 'init':
           strings = Object.assign(strings, op.strings || {});
           empty.textContent = strings.empty || '';
+          latest.textContent = '↓ ' + strings.latest;
+          latest.setAttribute('aria-label', strings.latest);
           break;
         case 'theme':
           document.documentElement.classList.toggle('dark', !!op.dark);
@@ -78,6 +88,10 @@
             break;
           parent.insertAdjacentHTML('beforeend', op.html);
           decorate(parent.lastElementChild);
+          // A new turn is the person's own message: show it, wherever
+          // they had scrolled to.
+          if (parent === log)
+            follow = true;
           break;
         }
         case 'replace':
@@ -112,10 +126,10 @@
     }
     updateEmpty();
     tick();
-    if (follow) {
-      following = true;
-      document.scrollingElement.scrollTop = document.scrollingElement.scrollHeight;
-    }
+    if (follow)
+      toBottom();
+    else
+      latest.hidden = false;
     return log.childElementCount;
   }
 
@@ -123,7 +137,12 @@
   // content-visibility), so the log grows after the operations that made
   // it: while the view follows the newest text it stays at the bottom.
   let following = true;
-  window.addEventListener('scroll', () => { following = nearBottom(); }, { passive: true });
+  // Scrolled up to read, the view stops following and offers the way back.
+  window.addEventListener('scroll', () => {
+    following = nearBottom();
+    latest.hidden = following;
+  }, { passive: true });
+  latest.addEventListener('click', toBottom);
   new ResizeObserver(() => {
     if (following)
       document.scrollingElement.scrollTop = document.scrollingElement.scrollHeight;

@@ -13,11 +13,12 @@ import { Transcript } from './transcript.js';
 import { DeliverablesPanel } from './deliverables.js';
 
 const MODES = [
-  ['ask', 'Ask before acting'],
-  ['auto-approve', 'Reviewer decides routine steps'],
-  ['bypass-approvals', 'Act without asking (safety checks still ask)'],
-  ['plan', 'Plan only (read-only)'],
-  ['discuss', 'Discuss only (read-only)'],
+  // The same names as the desktop app and Settings.
+  ['ask', 'Ask for approval'],
+  ['auto-approve', 'Auto-approve'],
+  ['bypass-approvals', 'Bypass approvals (safety checks still ask)'],
+  ['plan', 'Plan (read-only)'],
+  ['discuss', 'Discuss (read-only)'],
 ];
 
 const askEvents = new Set(['permission_required', 'site_requested', 'question_requested', 'directory_requested']);
