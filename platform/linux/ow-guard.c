@@ -36,7 +36,6 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -529,37 +528,12 @@ write_file (const char *path, const char *text)
   return n == (ssize_t) strlen (text) ? 0 : -1;
 }
 
-/* The flags a bind's read-only remount must keep: in a user namespace
- * the kernel refuses to drop nosuid, nodev, noexec or the atime mode. */
-static unsigned long
-kept_flags (const char *path)
-{
-  struct statvfs sv;
-  unsigned long flags = 0;
-
-  if (statvfs (path, &sv) != 0)
-    return 0;
-  if (sv.f_flag & ST_NOSUID)
-    flags |= MS_NOSUID;
-  if (sv.f_flag & ST_NODEV)
-    flags |= MS_NODEV;
-  if (sv.f_flag & ST_NOEXEC)
-    flags |= MS_NOEXEC;
-  if (sv.f_flag & ST_NOATIME)
-    flags |= MS_NOATIME;
-  if (sv.f_flag & ST_NODIRATIME)
-    flags |= MS_NODIRATIME;
-  if (sv.f_flag & ST_RELATIME)
-    flags |= MS_RELATIME;
-  return flags;
-}
-
 static int
 bind_read_only (const char *source, const char *target)
 {
   if (mount (source, target, NULL, MS_BIND | MS_REC, NULL) != 0)
     return -1;
-  return mount (NULL, target, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | kept_flags (target), NULL);
+  return ow_wall_set_mount_attrs (target, OW_MOUNT_ATTR_RDONLY, 0);
 }
 
 /* mkdir -p of @path, which lies under the private /tmp. */

@@ -69,3 +69,30 @@ typedef struct __attribute__ ((packed)) {
 
 /* Every filesystem right the kernel's ABI @abi knows. */
 uint64_t ow_wall_landlock_fs_rights (int abi);
+
+/* ---- Mount attributes (ow-wall.c, ow-guard.c) ---- */
+
+/* mount_setattr(2) arrived in Linux 5.12; older headers lack it. */
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#define OW_MOUNT_ATTR_RDONLY 0x00000001ULL
+#define OW_MOUNT_ATTR_NOSUID 0x00000002ULL
+#define OW_MOUNT_ATTR_NODEV  0x00000004ULL
+
+/* struct mount_attr, under our own name so no header clash can happen. */
+typedef struct {
+  uint64_t attr_set;     /* flags to set */
+  uint64_t attr_clr;     /* flags to clear */
+  uint64_t propagation;  /* MS_SHARED etc., 0 = unchanged */
+  uint64_t userns_fd;    /* for idmapped mounts; unused */
+} OwMountAttr;
+
+/* Applies mount attributes to @target (and below when @recursive): with
+ * mount_setattr where the kernel has it, else by a bind remount that
+ * keeps the flags a user namespace may not clear. System calls only, so
+ * the guard's child may use it. 0, or -1 with errno. */
+int ow_wall_set_mount_attrs (const char *target, uint64_t attrs, int recursive);

@@ -56,24 +56,6 @@
 #include <linux/capability.h>
 #include <linux/securebits.h>
 
-/* mount_setattr(2) arrived in Linux 5.12; older headers lack it. */
-#ifndef SYS_mount_setattr
-#define SYS_mount_setattr 442
-#endif
-#ifndef AT_RECURSIVE
-#define AT_RECURSIVE 0x8000
-#endif
-#define OW_MOUNT_ATTR_RDONLY 0x00000001ULL
-#define OW_MOUNT_ATTR_NOSUID 0x00000002ULL
-#define OW_MOUNT_ATTR_NODEV  0x00000004ULL
-
-/* struct mount_attr, under our own name so no header clash can happen. */
-typedef struct {
-  uint64_t attr_set;     /* flags to set */
-  uint64_t attr_clr;     /* flags to clear */
-  uint64_t propagation;  /* MS_SHARED etc., 0 = unchanged */
-  uint64_t userns_fd;    /* for idmapped mounts; unused */
-} OwMountAttr;
 
 /* The system, bound read-only at its own paths. Symlinks among them
  * (/bin -> usr/bin on merged-/usr systems) are recreated as symlinks. */
@@ -559,8 +541,8 @@ touch (const char *path)
 /* Applies mount attributes to @target (and below when @recursive): with
  * mount_setattr where the kernel has it, else by a bind remount of the
  * top mount that keeps the flags the user namespace may not clear. */
-static int
-set_mount_attrs (const char *target, uint64_t attrs, int recursive)
+int
+ow_wall_set_mount_attrs (const char *target, uint64_t attrs, int recursive)
 {
   OwMountAttr attr = { .attr_set = attrs };
   struct statvfs sv;
@@ -598,7 +580,7 @@ bind_into (const Tree *t, const char *source, const char *abs_target, int writab
 
   if (mount (source, target, NULL, MS_BIND | MS_REC, NULL) != 0)
     rc = fail (err, size, "cannot show %s inside the sandbox (bind mount: %s)", source, errstr (errno));
-  else if (set_mount_attrs (target, attrs, 1) != 0)
+  else if (ow_wall_set_mount_attrs (target, attrs, 1) != 0)
     rc = fail (err, size, "cannot make %s %s inside the sandbox: %s", source,
                writable ? "nosuid" : "read-only", errstr (errno));
   free (target);
@@ -1027,7 +1009,7 @@ place_mask (Tree *t, const char *h, char *err, size_t size)
       char *empty = tree_path (t, OW_WALL_RUN_DIR "/empty");
 
       if (mount (empty, target, NULL, MS_BIND, NULL) != 0
-          || set_mount_attrs (target, OW_MOUNT_ATTR_RDONLY | OW_MOUNT_ATTR_NOSUID | OW_MOUNT_ATTR_NODEV, 0) != 0)
+          || ow_wall_set_mount_attrs (target, OW_MOUNT_ATTR_RDONLY | OW_MOUNT_ATTR_NOSUID | OW_MOUNT_ATTR_NODEV, 0) != 0)
         rc = fail (err, size, "cannot hide %s inside the sandbox: %s", h, errstr (errno));
       free (empty);
     }
@@ -1116,9 +1098,9 @@ build_tree (const OwWallConfig *config, char *err, size_t size)
   /* Freeze what tools must not write to: the root's skeleton, /dev and
    * the masks. Submounts keep their own flags. */
   for (size_t i = 0; rc == 0 && i < t.n_masks; i++)
-    if (set_mount_attrs (t.masks[i], OW_MOUNT_ATTR_RDONLY | OW_MOUNT_ATTR_NOSUID, 0) != 0)
+    if (ow_wall_set_mount_attrs (t.masks[i], OW_MOUNT_ATTR_RDONLY | OW_MOUNT_ATTR_NOSUID, 0) != 0)
       rc = fail (err, size, "cannot make %s read-only: %s", t.masks[i] + strlen (t.nr), errstr (errno));
-  if (rc == 0 && set_mount_attrs (t.nr, OW_MOUNT_ATTR_RDONLY | OW_MOUNT_ATTR_NOSUID | OW_MOUNT_ATTR_NODEV, 0) != 0)
+  if (rc == 0 && ow_wall_set_mount_attrs (t.nr, OW_MOUNT_ATTR_RDONLY | OW_MOUNT_ATTR_NOSUID | OW_MOUNT_ATTR_NODEV, 0) != 0)
     rc = fail (err, size, "cannot make the sandbox's root read-only: %s", errstr (errno));
 
   if (rc == 0)

@@ -312,6 +312,22 @@ test_protected (void)
   }
 }
 
+/* A read attempt: without the guard @cmd prints @secret (the hole is
+ * real); with it, it must not. */
+static void
+read_attempt (const char *cmd, const char *secret)
+{
+  g_autofree char *open_out = NULL, *guarded_out = NULL;
+
+  run (G.open, cmd, &open_out);
+  g_assert_nonnull (strstr (open_out, secret));
+  G.open_through++;
+  G.attempts++;
+  run (G.guarded, cmd, &guarded_out);
+  g_assert_null (strstr (guarded_out != NULL ? guarded_out : "", secret));
+  G.refused++;
+}
+
 /* Hidden folders are empty, also for programs that ignore the parser. */
 static void
 test_hidden (void)
@@ -325,29 +341,13 @@ test_hidden (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *cmd = expand (cases[i], G.ws);
-      g_autofree char *out = NULL;
 
-      run (G.open, cmd, &out);
-      g_assert_nonnull (strstr (out, "SECRET-KEY"));
-      G.open_through++;
-      g_clear_pointer (&out, g_free);
-      G.attempts++;
-      run (G.guarded, cmd, &out);
-      g_assert_null (strstr (out != NULL ? out : "", "SECRET-KEY"));
-      G.refused++;
+      read_attempt (cmd, "SECRET-KEY");
     }
   {
     g_autofree char *db = g_strdup_printf ("cat %s/openworker.db; ls -a %s", G.state, G.state);
-    g_autofree char *out = NULL;
 
-    run (G.open, db, &out);
-    g_assert_nonnull (strstr (out, "DATABASE-ROWS"));
-    g_clear_pointer (&out, g_free);
-    G.open_through++;
-    G.attempts++;
-    run (G.guarded, db, &out);
-    g_assert_null (strstr (out != NULL ? out : "", "DATABASE-ROWS"));
-    G.refused++;
+    read_attempt (db, "DATABASE-ROWS");
   }
   /* Control: the rest of the home reads as usual. */
   {
@@ -361,7 +361,8 @@ test_hidden (void)
 }
 
 /* The engine's memory and environment: the process that hosts the
- * executor (this test) holds a secret in its environment. */
+ * executor (this test) started with OW_TEST_RUNNER in its environment,
+ * as an engine starts with its keys. */
 static void
 test_engine_memory (void)
 {
@@ -370,16 +371,8 @@ test_engine_memory (void)
                                           (int) getpid (), (int) getpid ());
   g_autofree char *out = NULL;
 
-  run (G.open, cmd, &out);
-  g_assert_nonnull (strstr (out, "OW_TEST_RUNNER="));
-  G.open_through++;
-  g_clear_pointer (&out, g_free);
-  G.attempts++;
-  run (G.guarded, cmd, &out);
-  g_assert_null (strstr (out != NULL ? out : "", "OW_TEST_RUNNER="));
-  G.refused++;
+  read_attempt (cmd, "OW_TEST_RUNNER=");
   /* Control: a command's own /proc entry reads. */
-  g_clear_pointer (&out, g_free);
   g_assert_cmpint (run (G.guarded, "cat /proc/self/environ | tr '\\0' '\\n' | grep -c PATH=", &out), ==, 0);
   G.controls++;
 }
