@@ -477,8 +477,11 @@ class SessionCommands(ClientTestCase):
             f.write(self.srv.base)
         with open(os.path.join(self.ws, "leaked-ws"), "w") as f:
             f.write(self.srv.ws_base)
-        os.symlink(os.path.join(os.path.dirname(os.path.abspath(__file__)), "node_modules"),
-                   os.path.join(self.ws, "node_modules"))
+        # A copy, not a link: inside the guard /tmp is private, and a clone
+        # under /tmp would leave a link pointing at nothing.
+        import shutil
+        shutil.copytree(os.path.join(os.path.dirname(os.path.abspath(__file__)), "node_modules", "ws"),
+                        os.path.join(self.ws, "node_modules", "ws"))
         sid = "cmd"
         workspace = os.path.realpath(self.ws)
         self.api("/v1/sessions", method="POST", body={"session_id": sid, "workspace": workspace,
