@@ -187,6 +187,8 @@ OwHttpRequest  *ow_provider_call_build         (OwProviderCall *call, GError **e
 JsonNode       *ow_provider_call_get_body      (OwProviderCall *call);
 const char     *ow_provider_call_get_url       (OwProviderCall *call);
 const char     *ow_provider_call_get_header    (OwProviderCall *call, const char *name);
+/* Every header of the last build, as "Name: value" lines in the order set. */
+GPtrArray      *ow_provider_call_get_headers   (OwProviderCall *call);
 /* Offers an error reply to the parameter fixer; TRUE when the next build
  * differs and a retry is worth it (at most 3 per call). */
 gboolean        ow_provider_call_fix_params    (OwProviderCall *call, guint status,

@@ -327,6 +327,12 @@ ow_provider_call_get_header (OwProviderCall *call,
   return found;
 }
 
+GPtrArray *
+ow_provider_call_get_headers (OwProviderCall *call)
+{
+  return call->headers;
+}
+
 /* Whether applying @edits to @sent changes anything, so a resend can get a
  * different answer. */
 static gboolean
