@@ -1,20 +1,25 @@
 /* ow-provider-private.h: what the wire styles and the tests share with the
  * OwProvider base, and nothing the rest of the engine should call.
  *
- * Three groups:
+ * Four groups:
  *  - helpers a subclass calls inside its vfuncs while a call runs (the
  *    call's request, per-call scratch state, building the JSON request,
- *    reporting an in-stream error);
- *  - conversions of the canonical history and JSON utilities the five
- *    styles all need;
- *  - OwProviderCall, the per-call driver. ow_provider_complete_async() runs
- *    one over OwHttpClient; the unit tests run the same object by hand —
- *    build a request and read its body, feed recorded stream text in any
- *    split, parse a recorded body — so the pure parts are tested without a
- *    socket.
+ *    reporting an in-stream error) — ow-provider-subclass.c;
+ *  - the walk over the canonical history and the JSON utilities the five
+ *    styles all need — ow-provider-history.c;
+ *  - OwProviderCall, the per-call driver — ow-provider-call.c.
+ *    ow_provider_complete_async() (ow-provider-async.c) runs one over
+ *    OwHttpClient; the unit tests run the same object by hand — build a
+ *    request and read its body, feed recorded stream text in any split,
+ *    parse a recorded body — so the pure parts are tested without a
+ *    socket;
+ *  - what the base's own files share with each other: the call's fields
+ *    and the provider's running call.
  */
 #pragma once
 
+#include "net/ow-ndjson-parser.h"
+#include "net/ow-sse-parser.h"
 #include "ow-json.h"
 #include "providers/ow-provider.h"
 
@@ -210,5 +215,64 @@ OwTurn         *ow_provider_call_parse_body    (OwProviderCall *call,
                                                 gsize           len,
                                                 OwTurn        **partial,
                                                 GError        **error);
+
+/* ---- Shared by the base's own files ------------------------------------ */
+
+/* The wire styles never touch these: they are how ow-provider.c,
+ * ow-provider-call.c, ow-provider-subclass.c and ow-provider-async.c share
+ * one call. */
+
+struct _OwProviderCall
+{
+  /* owned references */
+  OwProvider      *provider;        /* the provider making the call */
+  OwTurn          *turn;            /* the reply being assembled in this attempt */
+  OwSseParser     *sse;             /* SSE framing of a streamed reply, made on the first bytes */
+  OwNdjsonParser  *ndjson;          /* NDJSON framing (Ollama), likewise */
+  GError          *stream_error;    /* the first error raised while reading the reply */
+  gpointer         state;           /* the subclass's scratch state for this attempt */
+  GDestroyNotify   state_destroy;   /* frees @state */
+  JsonObject      *edits;           /* parameter fixes for every build (a null member: removed) */
+  JsonNode        *body;            /* the body of the last build */
+  char            *url;             /* the URL of the last build */
+  GPtrArray       *headers;         /* "Name: value" lines of the last build */
+  char            *err_type;        /* an in-stream error's type, as the wire said it */
+  char            *err_message;     /* an in-stream error's message, as the wire said it */
+  char            *raw_finish;      /* the wire's own finish reason, for the empty-reply message */
+  char            *detail;          /* what went wrong, for OwCallInfo.cause */
+  GByteArray      *whole_body;      /* a streamed request answered with one JSON document */
+
+  /* the request */
+  OwModelRequest   req;             /* a copy; its strings and JSON are borrowed from the caller */
+  OwDeltaFunc      on_delta;        /* reports streamed text, or NULL */
+  gpointer         delta_data;      /* for @on_delta */
+
+  /* progress */
+  guint            n_fixes;         /* parameter-fix resends so far */
+  gsize            n_bytes;         /* reply bytes received in this attempt */
+  OwProviderCall  *outer;           /* the call that was current before this one entered */
+
+  /* the asynchronous run (unused when the tests drive the call) */
+  GCancellable    *cancellable;     /* the caller's, or NULL */
+  OwCallInfo      *info;            /* the facts handed to complete_finish() */
+  OwTurn          *partial;         /* what arrived before a failure */
+  gint64           started_us;      /* monotonic start of the call, for the duration */
+};
+
+/* Vfuncs run with their call as the provider's current one; calls nest. */
+void            ow_provider_call_enter          (OwProviderCall *call);
+void            ow_provider_call_leave          (OwProviderCall *call);
+OwProviderCall *ow_provider_get_current_call    (OwProvider *self);
+OwParamFixFunc  ow_provider_get_param_fixer     (OwProvider *self);
+OwHttpClient   *ow_provider_get_http_client     (OwProvider *self);
+
+/* Starts the next attempt: a fresh turn, framing and scratch state. */
+void            ow_provider_call_reset_attempt  (OwProviderCall *call);
+/* What went wrong, for OwCallInfo.cause. */
+void            ow_provider_call_set_detail     (OwProviderCall *call,
+                                                 const char     *format,
+                                                 ...) G_GNUC_PRINTF (2, 3);
+/* The CUT_OFF error for a stream that ended before its terminal event. */
+GError         *ow_provider_call_cut_off_error  (OwProviderCall *call);
 
 G_END_DECLS
