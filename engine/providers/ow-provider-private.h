@@ -109,13 +109,123 @@ void     ow_provider_set_raw_finish_reason   (OwProvider *self, const char *raw)
  * process so two turns of one history never share an id. */
 char    *ow_provider_synthesize_call_id      (void);
 
-/* ---- JSON and canonical-history helpers ------------------------------ */
+/* ---- The canonical history (ow-provider-history.c) ------------------- */
 
-/* Typed member access that answers NULL / @fallback for absent members and
- * members of another type, so wire parsing never trips on a null. */
+/* Every wire style builds its messages from one walk over the history, so
+ * what is sent at all, what a message's text is, which leading system
+ * messages form the prompt, how a user message splits into text, images
+ * and files, and which call a tool result answers are decided once; the
+ * style's visitor only writes its own JSON.
+ *
+ * The walk skips entries that are not objects and messages that never go
+ * to a model (notices). Each outbound message is reported by kind: a
+ * system message, a user message (and any role the wires do not know),
+ * an assistant turn, a tool result. An assistant turn comes as reasoning,
+ * then its text, then its tool calls, in the stored order. */
 
-/* A deep copy (json_node_copy() shares objects and arrays, and the
- * canonical history must never be changed by an outbound tweak). */
+typedef enum {
+  OW_HISTORY_SYSTEM,     /* a system message not taken into the prompt */
+  OW_HISTORY_USER,       /* "user", and any role the wires do not know */
+  OW_HISTORY_ASSISTANT,
+  OW_HISTORY_TOOL,
+} OwHistoryKind;
+
+/* The message being visited. */
+typedef struct {
+  JsonObject    *message;  /* the stored entry, for its sidecars */
+  const char    *role;     /* its role as stored */
+  OwHistoryKind  kind;
+} OwHistoryMessage;
+
+typedef enum {
+  OW_HISTORY_PART_TEXT,
+  OW_HISTORY_PART_IMAGE,
+  OW_HISTORY_PART_FILE,
+} OwHistoryPartKind;
+
+/* One piece of a user message. Content that is not a list of parts (a
+ * string, null, absent) comes as one TEXT piece with @plain set. Any part
+ * that is neither an image nor a file is TEXT ("" when it has none). */
+typedef struct {
+  OwHistoryPartKind  kind;
+  gboolean           plain;      /* TEXT: the whole content, which was not a list of parts */
+  const char        *text;       /* TEXT: never NULL */
+  const char        *url;        /* IMAGE: image_url.url (or image_url itself, a string), or NULL */
+  const char        *filename;   /* FILE: or NULL */
+  const char        *file_data;  /* FILE: the data URL as stored, or NULL */
+  const char        *mime;       /* IMAGE, FILE: of a base64 data URL; NULL for any other URL */
+  const char        *data;       /* IMAGE, FILE: the base64 payload of that data URL, or NULL */
+} OwHistoryPart;
+
+/* One tool call of an assistant turn (entries that are not objects are
+ * skipped). */
+typedef struct {
+  JsonObject *call;       /* the stored entry */
+  const char *id;         /* or NULL */
+  const char *name;       /* the function name; "" when the entry has none */
+  JsonNode   *arguments;  /* as stored: JSON text, an object, or NULL */
+} OwHistoryToolCall;
+
+/* One tool result. */
+typedef struct {
+  const char *call_id;    /* tool_call_id, or NULL */
+  const char *text;       /* the content as text */
+  JsonObject *caller;     /* the latest earlier message that made the call; NULL for an orphan
+                           * (a result whose call was compacted or trimmed away) */
+  const char *name;       /* that call's function name; NULL for an orphan */
+} OwHistoryToolResult;
+
+/* Every callback may be NULL; what it would report is then not computed.
+ * Strings and structs are valid during the callback only. */
+typedef struct {
+  /* The leading system messages joined with "\n\n", once, before any
+   * message. When set, those messages are the prompt and are not visited;
+   * when NULL, they are visited as OW_HISTORY_SYSTEM messages. */
+  void (*system_prompt)  (const char *text, gpointer user_data);
+  /* Before and after the pieces of each outbound message. */
+  void (*message)        (const OwHistoryMessage *msg, gpointer user_data);
+  void (*message_end)    (const OwHistoryMessage *msg, gpointer user_data);
+  /* A system message's text. */
+  void (*system_text)    (const OwHistoryMessage *msg, const char *text, gpointer user_data);
+  void (*user_part)      (const OwHistoryMessage *msg, const OwHistoryPart *part,
+                          gpointer user_data);
+  /* Before the text of every assistant turn: the stored reasoning (or
+   * NULL); a style replays its own sidecar here. */
+  void (*reasoning)      (const OwHistoryMessage *msg, const char *reasoning, gpointer user_data);
+  /* The turn's text, "" when it has none. */
+  void (*assistant_text) (const OwHistoryMessage *msg, const char *text, gpointer user_data);
+  void (*tool_call)      (const OwHistoryMessage *msg, const OwHistoryToolCall *call,
+                          gpointer user_data);
+  void (*tool_result)    (const OwHistoryMessage *msg, const OwHistoryToolResult *result,
+                          gpointer user_data);
+  /* For wires with no place for a system message past the prompt: such a
+   * message is reported as a user message whose one piece is its text
+   * wrapped in <system>…</system>, so it still reads as an instruction. */
+  gboolean system_as_user;
+} OwHistoryVisitor;
+
+void        ow_history_walk          (JsonArray              *messages,
+                                      const OwHistoryVisitor *visitor,
+                                      gpointer                user_data);
+
+/* For wires that want strict alternation of user and assistant (Anthropic,
+ * Gemini). A visitor's user data starts with an OwHistoryFold and uses
+ * ow_history_fold_begin() and ow_history_fold_end() as its message
+ * callbacks; its piece callbacks add to @items. At each message's end its
+ * items are appended to @out as one message, or folded into the last one
+ * when that has the same role; a message with nothing in it is dropped. */
+typedef struct {
+  JsonArray  *out;             /* the wire messages */
+  const char *member;          /* where a message's items go: "content", "parts" */
+  const char *assistant_role;  /* the assistant's role on the wire; every other message is "user" */
+  JsonArray  *items;           /* the items of the message being visited */
+} OwHistoryFold;
+
+void        ow_history_fold_begin    (const OwHistoryMessage *msg, gpointer fold);
+void        ow_history_fold_end      (const OwHistoryMessage *msg, gpointer fold);
+/* A tool call's arguments as an object, for wires that want one (see
+ * ow_arguments_to_object()). */
+JsonNode   *ow_history_call_arguments (const OwHistoryToolCall *call);
 
 /* A message's content as plain text: the string itself, or the "text"
  * parts joined with "\n". */
@@ -129,9 +239,6 @@ gboolean    ow_history_is_outbound   (JsonObject *message);
  * Chat Completions wire defines for its role (role, content, name,
  * tool_calls, refusal, tool_call_id): never the engine's own keys. */
 JsonObject *ow_history_strip_message (JsonObject *message);
-/* The tool name of @tool_call_id, searched in the assistant messages
- * before index @before. NULL when not found. */
-const char *ow_history_tool_name     (JsonArray *messages, guint before, const char *tool_call_id);
 /* The assistant's sidecar under @key ("_anthropic", …), or NULL. */
 JsonObject *ow_history_sidecar       (JsonObject *message, const char *key);
 
