@@ -246,21 +246,13 @@ convert_tools (JsonArray *tools)
 
   for (guint i = 0; tools != NULL && i < json_array_get_length (tools); i++)
     {
-      JsonNode *node = json_array_get_element (tools, i);
-      JsonObject *function;
+      JsonObject *function = ow_provider_tool_function (tools, i);
       JsonObject *decl;
       JsonNode *params;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (function == NULL)
         continue;
-      function = ow_json_get_object (json_node_get_object (node), "function");
-      if (function == NULL || ow_json_get_string (function, "name") == NULL)
-        continue;
-      decl = json_object_new ();
-      json_object_set_string_member (decl, "name", ow_json_get_string (function, "name"));
-      if (ow_json_get_string (function, "description") != NULL)
-        json_object_set_string_member (decl, "description",
-                                       ow_json_get_string (function, "description"));
+      decl = ow_provider_tool_declaration (function, NULL);
       params = sanitize_schema (json_object_get_member (function, "parameters"));
       /* A function without parameters has no "parameters" at all: an
        * object schema with no properties is rejected. */

@@ -78,16 +78,6 @@ on_message_end (const OwHistoryMessage *msg,
 }
 
 static void
-on_system_text (const OwHistoryMessage *msg,
-                const char             *text,
-                gpointer                user_data)
-{
-  Builder *b = user_data;
-
-  json_object_set_string_member (b->wire, "content", text);
-}
-
-static void
 on_user_part (const OwHistoryMessage *msg,
               const OwHistoryPart    *part,
               gpointer                user_data)
@@ -99,10 +89,11 @@ on_user_part (const OwHistoryMessage *msg,
     json_array_add_string_element (b->images, part->data);
 }
 
+/* A system message's or an assistant turn's text, even when empty. */
 static void
-on_assistant_text (const OwHistoryMessage *msg,
-                   const char             *text,
-                   gpointer                user_data)
+on_text (const OwHistoryMessage *msg,
+         const char             *text,
+         gpointer                user_data)
 {
   Builder *b = user_data;
 
@@ -141,9 +132,9 @@ on_tool_result (const OwHistoryMessage    *msg,
 static const OwHistoryVisitor ollama_visitor = {
   .message = on_message,
   .message_end = on_message_end,
-  .system_text = on_system_text,
+  .system_text = on_text,
   .user_part = on_user_part,
-  .assistant_text = on_assistant_text,
+  .assistant_text = on_text,
   .tool_call = on_tool_call,
   .tool_result = on_tool_result,
 };

@@ -105,6 +105,18 @@ GError  *ow_provider_stream_error            (OwProvider *self,
  * quoted in the empty-reply message. */
 void     ow_provider_set_raw_finish_reason   (OwProvider *self, const char *raw);
 
+/* The request's tools are OpenAI function schemas ({type:"function",
+ * function:{name, description, parameters}}). The function of tools[@i],
+ * or NULL when that entry is no function with a name (such an entry is
+ * not sent on any wire). */
+JsonObject *ow_provider_tool_function    (JsonArray  *tools,
+                                          guint       i);
+/* A new declaration of @function for a wire that lists tools its own way:
+ * {type (when not NULL), name, description (when it has one)}, for the
+ * style to add its schema member to. */
+JsonObject *ow_provider_tool_declaration (JsonObject *function,
+                                          const char *type);
+
 /* Synthesizes "call_<n>" ids for wires without call ids, unique within the
  * process so two turns of one history never share an id. */
 char    *ow_provider_synthesize_call_id      (void);

@@ -199,6 +199,36 @@ ow_provider_set_raw_finish_reason (OwProvider *self,
     }
 }
 
+JsonObject *
+ow_provider_tool_function (JsonArray *tools,
+                           guint      i)
+{
+  JsonNode *node = json_array_get_element (tools, i);
+  JsonObject *function;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return NULL;
+  function = ow_json_get_object (json_node_get_object (node), "function");
+  if (function == NULL || ow_json_get_string (function, "name") == NULL)
+    return NULL;
+  return function;
+}
+
+JsonObject *
+ow_provider_tool_declaration (JsonObject *function,
+                              const char *type)
+{
+  JsonObject *tool = json_object_new ();
+  const char *description = ow_json_get_string (function, "description");
+
+  if (type != NULL)
+    json_object_set_string_member (tool, "type", type);
+  json_object_set_string_member (tool, "name", ow_json_get_string (function, "name"));
+  if (description != NULL)
+    json_object_set_string_member (tool, "description", description);
+  return tool;
+}
+
 char *
 ow_provider_synthesize_call_id (void)
 {
