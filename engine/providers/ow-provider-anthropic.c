@@ -216,21 +216,11 @@ on_reasoning (const OwHistoryMessage *msg,
               const char             *reasoning,
               gpointer                user_data)
 {
+  static const char *const thinking[] = { "thinking", "redacted_thinking", NULL };
   Builder *b = user_data;
-  JsonArray *kept = ow_json_get_array (ow_history_sidecar (msg->message, "_anthropic"), "blocks");
 
   /* Thinking first and untouched: the signature covers it exactly. */
-  for (guint i = 0; kept != NULL && i < json_array_get_length (kept); i++)
-    {
-      JsonNode *node = json_array_get_element (kept, i);
-      const char *type;
-
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      type = ow_json_get_string (json_node_get_object (node), "type");
-      if (g_strcmp0 (type, "thinking") == 0 || g_strcmp0 (type, "redacted_thinking") == 0)
-        json_array_add_element (b->fold.items, ow_json_deep_copy (node));
-    }
+  ow_history_replay_sidecar (b->fold.items, msg->message, "_anthropic", "blocks", thinking);
 }
 
 static void

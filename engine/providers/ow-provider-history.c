@@ -444,6 +444,28 @@ ow_history_fold_end (const OwHistoryMessage *msg,
   json_array_add_object_element (f->out, message);
 }
 
+void
+ow_history_replay_sidecar (JsonArray         *out,
+                           JsonObject        *message,
+                           const char        *key,
+                           const char        *member,
+                           const char *const *types)
+{
+  JsonArray *kept = ow_json_get_array (ow_history_sidecar (message, key), member);
+
+  for (guint i = 0; kept != NULL && i < json_array_get_length (kept); i++)
+    {
+      JsonNode *node = json_array_get_element (kept, i);
+      const char *type;
+
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      type = ow_json_get_string (json_node_get_object (node), "type");
+      if (type != NULL && g_strv_contains (types, type))
+        json_array_add_element (out, ow_json_deep_copy (node));
+    }
+}
+
 JsonNode *
 ow_history_call_arguments (const OwHistoryToolCall *call)
 {

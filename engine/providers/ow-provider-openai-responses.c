@@ -205,18 +205,12 @@ on_reasoning (const OwHistoryMessage *msg,
               const char             *reasoning,
               gpointer                user_data)
 {
+  static const char *const items[] = { "reasoning", NULL };
   Builder *b = user_data;
-  JsonArray *items = ow_json_get_array (ow_history_sidecar (msg->message, "_openai"), "items");
 
   /* Reasoning first, verbatim: it carries the encrypted state the model
    * needs to continue its own line of thought. */
-  for (guint i = 0; items != NULL && i < json_array_get_length (items); i++)
-    {
-      JsonNode *node = json_array_get_element (items, i);
-      if (JSON_NODE_HOLDS_OBJECT (node)
-          && g_strcmp0 (ow_json_get_string (json_node_get_object (node), "type"), "reasoning") == 0)
-        json_array_add_element (b->input, ow_json_deep_copy (node));
-    }
+  ow_history_replay_sidecar (b->input, msg->message, "_openai", "items", items);
 }
 
 static void

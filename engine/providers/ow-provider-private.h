@@ -235,6 +235,15 @@ typedef struct {
 
 void        ow_history_fold_begin    (const OwHistoryMessage *msg, gpointer fold);
 void        ow_history_fold_end      (const OwHistoryMessage *msg, gpointer fold);
+/* Replays an assistant turn's reasoning as its wire sent it: appends to
+ * @out, verbatim and in order, the entries of the array @member of the
+ * turn's sidecar @key whose "type" is one of @types (NULL-terminated).
+ * Signatures and encrypted state only hold on an exact copy. */
+void        ow_history_replay_sidecar (JsonArray         *out,
+                                       JsonObject        *message,
+                                       const char        *key,
+                                       const char        *member,
+                                       const char *const *types);
 /* A tool call's arguments as an object, for wires that want one (see
  * ow_arguments_to_object()). */
 JsonNode   *ow_history_call_arguments (const OwHistoryToolCall *call);
