@@ -184,7 +184,7 @@ typedef struct {
   const char *text;       /* the content as text */
   JsonObject *caller;     /* the latest earlier message that made the call; NULL for an orphan
                            * (a result whose call was compacted or trimmed away) */
-  const char *name;       /* that call's function name; NULL for an orphan */
+  const char *name;       /* that call's function name; NULL for an orphan (or a nameless call) */
 } OwHistoryToolResult;
 
 /* Every callback may be NULL; what it would report is then not computed.
