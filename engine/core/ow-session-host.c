@@ -926,11 +926,14 @@ begin_turn (Live *live, TurnSetup *t)
   run_turn (live);
 }
 
-/* Cancelled while a key was being read: the turn ends before it began,
- * and a message that never reached the history stays for Retry. */
+/* Stopped while a key was being read: the turn ends before it began, and
+ * a message that never reached the history stays for Retry. */
 static void
 turn_stopped_early (Live *live)
 {
+  JsonObject *start = json_object_new ();
+  JsonObject *stopped = json_object_new ();
+
   if (live->pending != NULL)
     {
       JsonObject *keep = json_object_ref (live->pending);
@@ -940,6 +943,10 @@ turn_stopped_early (Live *live)
       live->unsent = keep;
       live->unsent_request = g_strdup (live->request);
     }
+  json_object_set_string_member (start, "input", live->request != NULL ? live->request : "");
+  emit_event (live, "turn_start", start);
+  json_object_set_int_member (stopped, "iterations", 0);
+  emit_event (live, "interrupted", stopped);
   turn_over (live);
 }
 

@@ -269,6 +269,9 @@ ow_secret_store_lookup_async (OwSecretStore       *self,
   g_autoptr(GTask) task = op_task_new (self, ow_secret_store_lookup_async, kind, name, NULL, NULL,
                                        cancellable, callback, user_data);
 
+  /* A locked keyring may wait on a person for as long as they like: a
+   * cancelled lookup answers at once and its thread finishes alone. */
+  g_task_set_return_on_cancel (task, TRUE);
   g_task_run_in_thread (task, lookup_thread);
 }
 

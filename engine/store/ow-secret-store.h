@@ -161,7 +161,8 @@ char      **ow_secret_store_list        (OwSecretStore *self,
 guint       ow_secret_store_get_changes (void);
 
 /* The same, run in a worker thread; callbacks come on the caller's
- * thread-default main context. */
+ * thread-default main context. A cancelled lookup fails with
+ * G_IO_ERROR_CANCELLED at once, even while the store still blocks. */
 void        ow_secret_store_lookup_async  (OwSecretStore       *self,
                                            const char          *kind,
                                            const char          *name,
