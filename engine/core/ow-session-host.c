@@ -864,10 +864,10 @@ turn_setup_live (TurnSetup *t)
   return live != NULL && live->turn == t->turn ? live : NULL;
 }
 
-/* The turn could not start: said on the session, where every surface sees
- * it, and the message kept for Retry (it never reached the history). */
+/* A turn that ends before it began: its message never reached the
+ * history, so it is kept for Retry; the surfaces see a turn start. */
 static void
-turn_refused (Live *live, const GError *error)
+keep_unsent (Live *live)
 {
   JsonObject *data = json_object_new ();
 
@@ -884,6 +884,14 @@ turn_refused (Live *live, const GError *error)
     }
   json_object_set_string_member (data, "input", live->request != NULL ? live->request : "");
   emit_event (live, "turn_start", data);
+}
+
+/* The turn could not start: said on the session, where every surface sees
+ * it, and the message kept for Retry. */
+static void
+turn_refused (Live *live, const GError *error)
+{
+  keep_unsent (live);
   turn_failed (live, error);
 }
 
@@ -897,12 +905,6 @@ begin_turn (Live *live, TurnSetup *t)
       turn_refused (live, local);
       return;
     }
-  if (live->pending != NULL)
-    {
-      /* live->pending holds the message now. */
-      g_clear_pointer (&live->unsent, json_object_unref);
-      g_clear_pointer (&live->unsent_request, g_free);
-    }
   if (t->want_reviewer && ow_agent_get_reviewer (live->agent) == NULL)
     {
       if (t->reviewer == NULL)
@@ -910,10 +912,16 @@ begin_turn (Live *live, TurnSetup *t)
           g_autoptr(GError) why = g_error_copy (t->reviewer_error);
 
           g_prefix_error (&why, "auto-approve needs a reviewer model: ");
-          turn_failed (live, why);
+          turn_refused (live, why);
           return;
         }
       install_reviewer (live, t->reviewer, t->reviewer_bare);
+    }
+  if (live->pending != NULL)
+    {
+      /* live->pending holds the message now. */
+      g_clear_pointer (&live->unsent, json_object_unref);
+      g_clear_pointer (&live->unsent_request, g_free);
     }
   if (!live->sandbox_up && !g_str_equal (ow_session_sandbox_get_provider (live->sandbox), "direct"))
     {
@@ -931,20 +939,9 @@ begin_turn (Live *live, TurnSetup *t)
 static void
 turn_stopped_early (Live *live)
 {
-  JsonObject *start = json_object_new ();
   JsonObject *stopped = json_object_new ();
 
-  if (live->pending != NULL)
-    {
-      JsonObject *keep = json_object_ref (live->pending);
-
-      g_clear_pointer (&live->unsent, json_object_unref);
-      g_free (live->unsent_request);
-      live->unsent = keep;
-      live->unsent_request = g_strdup (live->request);
-    }
-  json_object_set_string_member (start, "input", live->request != NULL ? live->request : "");
-  emit_event (live, "turn_start", start);
+  keep_unsent (live);
   json_object_set_int_member (stopped, "iterations", 0);
   emit_event (live, "interrupted", stopped);
   turn_over (live);

@@ -11,6 +11,8 @@
  *
  *   turn-waits-off-loop  the gate, the idle source, the request, the turn
  *   interrupt-while-waiting  a stop ends the turn at once; Retry sends it
+ *   reviewer             auto-approve's reviewer: the key kept; a missing
+ *                        one refuses the turn, and Retry sends the message
  *   cache                kept, invalidated by a save and by a delete
  *   locked               a locked store: the turn says so; unlocked, Retry works
  */
@@ -425,6 +427,60 @@ test_interrupt_while_waiting (Fixture *f, gconstpointer data)
   }
 }
 
+/* auto-approve's reviewer is made the same way: with the session's model
+ * it takes the key just read; with another whose key is missing the turn
+ * is refused, and the message waits for Retry. */
+static void
+test_reviewer (Fixture *f, gconstpointer data)
+{
+  g_autoptr(OwSession) session = NULL;
+  g_autoptr(OwSession) other = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *config = g_build_filename (f->paths->config_dir, "config.toml", NULL);
+  OwEvent *failed;
+  guint done, first;
+
+  serve (f, "{\"keys\": [\"" KEY_A "\"], \"turns\": [{\"text\": \"reviewed\"}, {\"text\": \"asked\"}]}");
+  save (f, KEY_A);
+  g_unsetenv ("ANTHROPIC_API_KEY");
+
+  session = new_session (f);
+  g_assert_true (ow_session_host_set_mode (f->host, ow_session_get_id (session), "auto-approve", FALSE, &error));
+  g_assert_no_error (error);
+  g_assert_true (ow_session_host_send (f->host, ow_session_get_id (session), "hello", NULL, NULL));
+  first = wait_for (f, "turn_done", 0);
+  g_assert_cmpint (index_of (f, "error", 0), <, 0);
+  g_assert_cmpuint (ow_model_server_get_served (f->server), ==, 1);
+  /* One read for the model and its reviewer. */
+  g_assert_cmpint (g_atomic_int_get (&f->store->lookups), ==, 1);
+
+  /* A reviewer on a provider with no key: refused before the model. */
+  g_mkdir_with_parents (f->paths->config_dir, 0700);
+  g_assert_true (g_file_set_contents (config, "reviewer_model = \"anthropic:claude-sonnet-4-6\"\n", -1, NULL));
+  g_assert_true (ow_context_reload_config (f->ctx, &error));
+  g_assert_no_error (error);
+  other = new_session (f);
+  g_assert_true (ow_session_host_set_mode (f->host, ow_session_get_id (other), "auto-approve", FALSE, NULL));
+  g_assert_true (ow_session_host_send (f->host, ow_session_get_id (other), "second", NULL, NULL));
+  done = wait_for (f, "turn_done", first + 1);
+  failed = g_ptr_array_index (f->events, index_of (f, "error", first + 1));
+  g_assert_true (g_str_has_prefix (ow_json_get_string (failed->data, "error"), "auto-approve needs a reviewer model: "));
+  g_assert_nonnull (strstr (ow_json_get_string (failed->data, "error"), "Anthropic"));
+  g_assert_cmpuint (ow_model_server_get_served (f->server), ==, 1);
+
+  /* The control: without auto-approve, Retry sends the same message. */
+  g_assert_true (ow_session_host_set_mode (f->host, ow_session_get_id (other), "ask", FALSE, NULL));
+  g_assert_true (ow_session_host_retry (f->host, ow_session_get_id (other), &error));
+  g_assert_no_error (error);
+  wait_for (f, "turn_done", done + 1);
+  g_assert_cmpuint (ow_model_server_get_served (f->server), ==, 2);
+  {
+    g_autofree char *sent = ow_json_object_to_string (json_array_get_object_element (
+                                                        ow_model_server_get_requests (f->server), 1));
+    g_assert_nonnull (strstr (sent, "second"));
+  }
+}
+
 /* ---- The cache -------------------------------------------------------------------- */
 
 typedef struct {
@@ -559,6 +615,7 @@ main (int argc, char **argv)
   g_test_add ("/ow/engine/provider-keys/turn-waits-off-loop", Fixture, NULL, setup, test_turn_waits_off_loop, teardown);
   g_test_add ("/ow/engine/provider-keys/interrupt-while-waiting", Fixture, NULL, setup, test_interrupt_while_waiting,
               teardown);
+  g_test_add ("/ow/engine/provider-keys/reviewer", Fixture, NULL, setup, test_reviewer, teardown);
   g_test_add ("/ow/engine/provider-keys/cache", Fixture, NULL, setup, test_cache, teardown);
   g_test_add ("/ow/engine/provider-keys/locked", Fixture, NULL, setup, test_locked, teardown);
   return g_test_run ();
