@@ -1,0 +1,1854 @@
+/* ow-oauth.c: discovery, registration, PKCE sign-in and token refresh.
+ *
+ * The flows are chains of HTTP exchanges on the GLib main loop, each a
+ * GTask whose state struct walks a list of steps:
+ *
+ *   Discover   PRM candidates → AS metadata candidates → Discovery
+ *   Begin      Discover → client (set / CIMD / stored DCR / new DCR) →
+ *              Pending + authorization URL
+ *   Complete   Pending → state and iss checks → token request → store →
+ *              "signed-in"
+ *   Token      cache → store (list + lookup) → refresh when expired →
+ *              store → token
+ *
+ * A refresh for one resource runs once at a time: callers that ask while
+ * one is in flight wait for its answer, because a rotated refresh token
+ * may be used only once and a second refresh with the old one would read
+ * as a revocation. Every token, secret, code and verifier is registered
+ * with the redaction module as soon as we hold it.
+ */
+#define G_LOG_DOMAIN "ow-oauth"
+
+#include "net/ow-oauth.h"
+
+#include <string.h>
+
+#include "net/ow-oauth-parse.h"
+#include "ow-error.h"
+#include "ow-json.h"
+#include "ow-redact.h"
+
+/* Pending sign-ins kept at once; the oldest goes first. */
+#define MAX_PENDING 16
+/* An access token this close to its expiry counts as expired. */
+#define EXPIRY_MARGIN_SECONDS 30
+/* Metadata and token answers are small. */
+#define MAX_ANSWER (1024 * 1024)
+
+/* ---- Types -------------------------------------------------------------- */
+
+/* What discovery found for one resource. */
+typedef struct {
+  char                  *resource;   /* canonical */
+  char                  *issuer;
+  OwOAuthServerMetadata *as;
+  char                  *scope;      /* what to ask for, or NULL */
+} Discovery;
+
+/* A client registered with a server. */
+typedef struct {
+  char *client_id;
+  char *client_secret;  /* NULL: a public client */
+} Client;
+
+/* A sign-in waiting for its redirect. */
+typedef struct {
+  char     *state;
+  char     *verifier;
+  char     *resource;
+  char     *issuer;
+  char     *token_endpoint;
+  char     *redirect_uri;
+  char     *scope;
+  char    **auth_methods;
+  Client    client;
+  gboolean  iss_required;
+  gint64    created;         /* monotonic, for dropping the oldest */
+} Pending;
+
+/* A stored credential (one secret: the whole JSON, so a rotation is one
+ * atomic write). */
+typedef struct {
+  char    *name;             /* the secret's name: "<issuer> <resource>" */
+  char    *issuer;
+  char    *resource;
+  char    *token_endpoint;
+  char    *auth_method;      /* "none", "client_secret_basic", "client_secret_post" */
+  Client   client;
+  char    *access_token;
+  char    *refresh_token;
+  char    *scope;
+  gint64   expires_at;       /* unix seconds; 0 = not said */
+} Credential;
+
+struct _OwOAuth
+{
+  GObject        parent_instance;
+
+  /* owned */
+  OwHttpClient  *http;
+  OwSecretStore *secrets;
+  char          *redirect_uri;
+  char          *client_metadata_url;
+  GHashTable    *clients;       /* canonical resource → Client* (set by hand) */
+  GHashTable    *discoveries;   /* canonical resource → Discovery* */
+  GHashTable    *pending;       /* state → Pending* */
+  GHashTable    *creds;         /* canonical resource → Credential* (cache) */
+  GHashTable    *refreshing;    /* canonical resource → GPtrArray of GTask* waiting */
+  GHashTable    *step_ups;      /* canonical resource → count (GUINT_TO_POINTER) */
+};
+
+enum {
+  SIGNAL_SIGNED_IN,
+  SIGNAL_SIGN_IN_REQUIRED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (OwOAuth, ow_oauth, G_TYPE_OBJECT)
+
+static void
+client_clear (Client *c)
+{
+  g_clear_pointer (&c->client_id, g_free);
+  g_clear_pointer (&c->client_secret, ow_secret_free);
+}
+
+static void
+client_free (Client *c)
+{
+  client_clear (c);
+  g_free (c);
+}
+
+static void
+discovery_free (Discovery *d)
+{
+  g_free (d->resource);
+  g_free (d->issuer);
+  ow_oauth_server_metadata_free (d->as);
+  g_free (d->scope);
+  g_free (d);
+}
+
+static void
+pending_free (Pending *p)
+{
+  g_free (p->state);
+  g_clear_pointer (&p->verifier, ow_secret_free);
+  g_free (p->resource);
+  g_free (p->issuer);
+  g_free (p->token_endpoint);
+  g_free (p->redirect_uri);
+  g_free (p->scope);
+  g_strfreev (p->auth_methods);
+  client_clear (&p->client);
+  g_free (p);
+}
+
+static void
+credential_free (Credential *c)
+{
+  if (c == NULL)
+    return;
+  g_free (c->name);
+  g_free (c->issuer);
+  g_free (c->resource);
+  g_free (c->token_endpoint);
+  g_free (c->auth_method);
+  client_clear (&c->client);
+  g_clear_pointer (&c->access_token, ow_secret_free);
+  g_clear_pointer (&c->refresh_token, ow_secret_free);
+  g_free (c->scope);
+  g_free (c);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Credential, credential_free)
+
+static void
+ow_oauth_finalize (GObject *object)
+{
+  OwOAuth *self = OW_OAUTH (object);
+
+  g_clear_object (&self->http);
+  g_clear_object (&self->secrets);
+  g_free (self->redirect_uri);
+  g_free (self->client_metadata_url);
+  g_hash_table_unref (self->clients);
+  g_hash_table_unref (self->discoveries);
+  g_hash_table_unref (self->pending);
+  g_hash_table_unref (self->creds);
+  g_hash_table_unref (self->refreshing);
+  g_hash_table_unref (self->step_ups);
+  G_OBJECT_CLASS (ow_oauth_parent_class)->finalize (object);
+}
+
+static void
+ow_oauth_class_init (OwOAuthClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = ow_oauth_finalize;
+
+  /**
+   * OwOAuth::signed-in:
+   * @resource: the canonical resource URL now signed in
+   *
+   * A sign-in completed; sessions using @resource pick up the new token.
+   */
+  signals[SIGNAL_SIGNED_IN] =
+    g_signal_new ("signed-in", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+  /**
+   * OwOAuth::sign-in-required:
+   * @resource: the canonical resource URL
+   *
+   * The server revoked the credential of @resource (invalid_grant on
+   * refresh); it was deleted. Emitted once per revocation.
+   */
+  signals[SIGNAL_SIGN_IN_REQUIRED] =
+    g_signal_new ("sign-in-required", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void
+ow_oauth_init (OwOAuth *self)
+{
+  self->clients = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) client_free);
+  self->discoveries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) discovery_free);
+  self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) pending_free);
+  self->creds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) credential_free);
+  self->refreshing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
+  self->step_ups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+OwOAuth *
+ow_oauth_new (OwHttpClient *http, OwSecretStore *secrets)
+{
+  OwOAuth *self;
+
+  g_return_val_if_fail (OW_IS_HTTP_CLIENT (http), NULL);
+  g_return_val_if_fail (OW_IS_SECRET_STORE (secrets), NULL);
+  self = g_object_new (OW_TYPE_OAUTH, NULL);
+  self->http = g_object_ref (http);
+  self->secrets = g_object_ref (secrets);
+  return self;
+}
+
+void
+ow_oauth_set_redirect_uri (OwOAuth *self, const char *redirect_uri)
+{
+  g_return_if_fail (OW_IS_OAUTH (self));
+  g_free (self->redirect_uri);
+  self->redirect_uri = g_strdup (redirect_uri);
+}
+
+const char *
+ow_oauth_get_redirect_uri (OwOAuth *self)
+{
+  g_return_val_if_fail (OW_IS_OAUTH (self), NULL);
+  return self->redirect_uri;
+}
+
+void
+ow_oauth_set_client_metadata_url (OwOAuth *self, const char *url)
+{
+  g_return_if_fail (OW_IS_OAUTH (self));
+  g_free (self->client_metadata_url);
+  self->client_metadata_url = g_strdup (url);
+}
+
+void
+ow_oauth_set_client (OwOAuth    *self,
+                     const char *resource_url,
+                     const char *client_id,
+                     const char *client_secret)
+{
+  g_autofree char *resource = ow_oauth_canonical_resource (resource_url);
+  Client *c;
+
+  g_return_if_fail (OW_IS_OAUTH (self));
+  g_return_if_fail (resource != NULL && client_id != NULL);
+  c = g_new0 (Client, 1);
+  c->client_id = g_strdup (client_id);
+  if (client_secret != NULL && *client_secret != '\0')
+    {
+      ow_redact_register_secret (client_secret);
+      c->client_secret = g_strdup (client_secret);
+    }
+  g_hash_table_replace (self->clients, g_steal_pointer (&resource), c);
+}
+
+/* ---- Small helpers ------------------------------------------------------ */
+
+char *
+ow_oauth_canonical_resource (const char *url)
+{
+  g_autoptr(GUri) uri = NULL;
+  g_autofree char *scheme = NULL, *host = NULL;
+  const char *path;
+  int port;
+
+  if (!ow_oauth_url_ok (url))
+    return NULL;
+  uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+  scheme = g_ascii_strdown (g_uri_get_scheme (uri), -1);
+  host = g_ascii_strdown (g_uri_get_host (uri), -1);
+  port = g_uri_get_port (uri);
+  if ((port == 443 && strcmp (scheme, "https") == 0) || (port == 80 && strcmp (scheme, "http") == 0))
+    port = -1;
+  path = g_uri_get_path (uri);
+  /* The bare origin is written without its "/" (MCP's canonical URI). */
+  if (strcmp (path, "/") == 0)
+    path = "";
+  {
+    g_autoptr(GUri) out = g_uri_build (G_URI_FLAGS_ENCODED, scheme, NULL, host, port, path,
+                                       g_uri_get_query (uri), NULL);
+    return g_uri_to_string (out);
+  }
+}
+
+/* 32 random bytes, base64url without padding (43 characters). */
+static char *
+random_token (void)
+{
+  guint8 bytes[32];
+  g_autofree char *b64 = NULL;
+  GString *s;
+
+  for (guint i = 0; i < sizeof bytes; i += 4)
+    {
+      guint32 r = g_random_int ();
+      memcpy (bytes + i, &r, 4);
+    }
+  /* g_random_int is not a CSPRNG: mix in the kernel's randomness when it
+   * is there (it always is on Linux; the file read is tiny). */
+  {
+    g_autoptr(GFile) f = g_file_new_for_path ("/dev/urandom");
+    g_autoptr(GFileInputStream) in = g_file_read (f, NULL, NULL);
+    guint8 k[32];
+    gsize n = 0;
+
+    if (in != NULL && g_input_stream_read_all (G_INPUT_STREAM (in), k, sizeof k, &n, NULL, NULL) && n == sizeof k)
+      for (guint i = 0; i < sizeof bytes; i++)
+        bytes[i] ^= k[i];
+    memset (k, 0, sizeof k);
+  }
+  b64 = g_base64_encode (bytes, sizeof bytes);
+  memset (bytes, 0, sizeof bytes);
+  s = g_string_new (NULL);
+  for (const char *p = b64; *p != '\0'; p++)
+    {
+      if (*p == '+')
+        g_string_append_c (s, '-');
+      else if (*p == '/')
+        g_string_append_c (s, '_');
+      else if (*p != '=')
+        g_string_append_c (s, *p);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* BASE64URL(SHA256(ASCII(verifier))), RFC 7636 §4.2. */
+static char *
+s256_challenge (const char *verifier)
+{
+  g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  guint8 digest[32];
+  gsize len = sizeof digest;
+  g_autofree char *b64 = NULL;
+  GString *s = g_string_new (NULL);
+
+  g_checksum_update (sum, (const guchar *) verifier, (gssize) strlen (verifier));
+  g_checksum_get_digest (sum, digest, &len);
+  b64 = g_base64_encode (digest, len);
+  for (const char *p = b64; *p != '\0'; p++)
+    {
+      if (*p == '+')
+        g_string_append_c (s, '-');
+      else if (*p == '/')
+        g_string_append_c (s, '_');
+      else if (*p != '=')
+        g_string_append_c (s, *p);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+form_add (GString *form, const char *name, const char *value)
+{
+  g_autofree char *v = NULL;
+
+  if (value == NULL)
+    return;
+  v = g_uri_escape_string (value, NULL, FALSE);
+  if (form->len > 0)
+    g_string_append_c (form, '&');
+  g_string_append (form, name);
+  g_string_append_c (form, '=');
+  g_string_append (form, v);
+}
+
+static gboolean
+strv_has (char **v, const char *s)
+{
+  return v != NULL && g_strv_contains ((const char *const *) v, s);
+}
+
+/* "scheme://host[:port]" of @url. */
+static char *
+origin_of (GUri *uri)
+{
+  g_autoptr(GUri) o = g_uri_build (G_URI_FLAGS_ENCODED, g_uri_get_scheme (uri), NULL, g_uri_get_host (uri),
+                                   g_uri_get_port (uri), "", NULL, NULL);
+  return g_uri_to_string (o);
+}
+
+/* The path of @uri without a trailing "/" ("" for the root). */
+static char *
+trimmed_path (GUri *uri)
+{
+  const char *path = g_uri_get_path (uri);
+  gsize len = strlen (path);
+
+  while (len > 0 && path[len - 1] == '/')
+    len--;
+  return g_strndup (path, len);
+}
+
+/* A text from a server, fit to go into an error message: short, one line,
+ * printable, redacted. */
+static char *
+outside_text (const char *text)
+{
+  g_autofree char *valid = NULL;
+  GString *s;
+
+  if (text == NULL)
+    return g_strdup ("");
+  valid = g_utf8_make_valid (text, MIN (strlen (text), 200));
+  s = g_string_new (NULL);
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+      if (g_unichar_iscntrl (c))
+        g_string_append_c (s, ' ');
+      else
+        g_string_append_unichar (s, c);
+    }
+  {
+    g_autofree char *raw = g_string_free (s, FALSE);
+    return ow_redact (raw);
+  }
+}
+
+static OwHttpRequest *
+new_request (const char *method, const char *url)
+{
+  OwHttpRequest *req = ow_http_request_new (method, url);
+
+  ow_http_request_set_timeouts (req, 30000, 60000, 120000);
+  ow_http_request_set_max_body (req, MAX_ANSWER);
+  ow_http_request_add_header (req, "Accept", "application/json");
+  return req;
+}
+
+/* Adds the client's authentication to a token request: HTTP Basic
+ * (RFC 6749 §2.3.1, form-encoded id and secret) or the body. */
+static void
+add_client_auth (OwHttpRequest *req, GString *form, const char *method, const Client *client)
+{
+  if (g_strcmp0 (method, "client_secret_basic") == 0 && client->client_secret != NULL)
+    {
+      g_autofree char *id = g_uri_escape_string (client->client_id, NULL, FALSE);
+      g_autofree char *secret = g_uri_escape_string (client->client_secret, NULL, FALSE);
+      g_autofree char *pair = g_strconcat (id, ":", secret, NULL);
+      g_autofree char *b64 = g_base64_encode ((const guchar *) pair, strlen (pair));
+      g_autofree char *value = g_strconcat ("Basic ", b64, NULL);
+
+      ow_redact_register_secret (b64);
+      ow_http_request_add_header (req, "Authorization", value);
+      memset (pair, 0, strlen (pair));
+      return;
+    }
+  form_add (form, "client_id", client->client_id);
+  if (g_strcmp0 (method, "client_secret_post") == 0)
+    form_add (form, "client_secret", client->client_secret);
+}
+
+/* How the client authenticates at the token endpoint (RFC 8414 §2: the
+ * default list is client_secret_basic alone). */
+static char *
+choose_auth_method (const Client *client, char **supported)
+{
+  if (client->client_secret == NULL)
+    return g_strdup ("none");
+  if (supported == NULL || strv_has (supported, "client_secret_basic"))
+    return g_strdup ("client_secret_basic");
+  if (strv_has (supported, "client_secret_post"))
+    return g_strdup ("client_secret_post");
+  return g_strdup ("client_secret_basic");
+}
+
+static OwHttpRequest *
+token_request (const char *endpoint, GString *form, const char *auth_method, const Client *client)
+{
+  OwHttpRequest *req = new_request ("POST", endpoint);
+  g_autoptr(GBytes) body = NULL;
+
+  add_client_auth (req, form, auth_method, client);
+  body = g_bytes_new (form->str, form->len);
+  ow_http_request_set_body (req, body, "application/x-www-form-urlencoded");
+  return req;
+}
+
+/* ---- Credentials as JSON ------------------------------------------------ */
+
+static char *
+credential_name (const char *issuer, const char *resource)
+{
+  char *name = g_strconcat (issuer, " ", resource, NULL);
+
+  if (strlen (name) <= 256)
+    return name;
+  /* Too long for a secret's name: the hash of both stands in. */
+  {
+    char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, name, -1);
+    g_free (name);
+    return sum;
+  }
+}
+
+static char *
+credential_to_json (const Credential *c)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+#define PUT(k, v) if ((v) != NULL) { json_builder_set_member_name (b, k); json_builder_add_string_value (b, v); }
+  PUT ("issuer", c->issuer);
+  PUT ("resource", c->resource);
+  PUT ("token_endpoint", c->token_endpoint);
+  PUT ("auth_method", c->auth_method);
+  PUT ("client_id", c->client.client_id);
+  PUT ("client_secret", c->client.client_secret);
+  PUT ("access_token", c->access_token);
+  PUT ("refresh_token", c->refresh_token);
+  PUT ("scope", c->scope);
+#undef PUT
+  json_builder_set_member_name (b, "expires_at");
+  json_builder_add_int_value (b, c->expires_at);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  return ow_json_to_string (root);
+}
+
+static Credential *
+credential_from_json (const char *name, const char *text)
+{
+  g_autoptr(JsonObject) obj = ow_json_object_from_string (text, -1, NULL);
+  Credential *c;
+
+  if (obj == NULL || ow_json_get_string (obj, "access_token") == NULL
+      || ow_json_get_string (obj, "token_endpoint") == NULL || ow_json_get_string (obj, "client_id") == NULL)
+    return NULL;
+  c = g_new0 (Credential, 1);
+  c->name = g_strdup (name);
+  c->issuer = g_strdup (ow_json_get_string (obj, "issuer"));
+  c->resource = g_strdup (ow_json_get_string (obj, "resource"));
+  c->token_endpoint = g_strdup (ow_json_get_string (obj, "token_endpoint"));
+  c->auth_method = g_strdup (ow_json_get_string (obj, "auth_method"));
+  c->client.client_id = g_strdup (ow_json_get_string (obj, "client_id"));
+  c->client.client_secret = g_strdup (ow_json_get_string (obj, "client_secret"));
+  c->access_token = g_strdup (ow_json_get_string (obj, "access_token"));
+  c->refresh_token = g_strdup (ow_json_get_string (obj, "refresh_token"));
+  c->scope = g_strdup (ow_json_get_string (obj, "scope"));
+  c->expires_at = ow_json_get_int (obj, "expires_at", 0);
+  return c;
+}
+
+static gboolean
+credential_fresh (const Credential *c)
+{
+  return c->expires_at == 0 || g_get_real_time () / G_USEC_PER_SEC < c->expires_at - EXPIRY_MARGIN_SECONDS;
+}
+
+/* Builds the credential a token answer makes. @old supplies what a
+ * refresh answer may leave out (the refresh token when not rotated, the
+ * scope). */
+static Credential *
+credential_from_answer (const OwOAuthTokenResponse *tr,
+                        const char                 *issuer,
+                        const char                 *resource,
+                        const char                 *token_endpoint,
+                        const char                 *auth_method,
+                        const Client               *client,
+                        const char                 *asked_scope,
+                        const Credential           *old)
+{
+  Credential *c = g_new0 (Credential, 1);
+
+  c->issuer = g_strdup (issuer);
+  c->resource = g_strdup (resource);
+  c->name = credential_name (issuer, resource);
+  c->token_endpoint = g_strdup (token_endpoint);
+  c->auth_method = g_strdup (auth_method);
+  c->client.client_id = g_strdup (client->client_id);
+  c->client.client_secret = g_strdup (client->client_secret);
+  c->access_token = g_strdup (tr->access_token);
+  if (tr->refresh_token != NULL)
+    c->refresh_token = g_strdup (tr->refresh_token);
+  else if (old != NULL)
+    c->refresh_token = g_strdup (old->refresh_token);
+  c->scope = g_strdup (tr->scope != NULL ? tr->scope : asked_scope != NULL ? asked_scope
+                       : old != NULL ? old->scope : NULL);
+  c->expires_at = tr->expires_in > 0 ? g_get_real_time () / G_USEC_PER_SEC + tr->expires_in : 0;
+  return c;
+}
+
+static char *
+credential_label (const Credential *c)
+{
+  g_autoptr(GUri) uri = g_uri_parse (c->resource, G_URI_FLAGS_NONE, NULL);
+
+  return g_strdup_printf ("OpenWorker: sign-in to %s", uri != NULL ? g_uri_get_host (uri) : c->resource);
+}
+
+/* ---- Fetching the first of several URLs --------------------------------- */
+
+typedef void (*FetchDone) (GTask *task, const char *url, GBytes *body, GError *error);
+
+typedef struct {
+  GTask     *task;     /* the flow it serves (borrowed: the flow's own) */
+  GPtrArray *urls;     /* char*, tried in order */
+  guint      next;
+  FetchDone  done;
+  GError    *first_error;
+} Fetch;
+
+static void fetch_next (OwOAuth *self, Fetch *f);
+
+static void
+on_fetch_sent_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Fetch *f = user_data;
+  OwOAuth *self = g_task_get_source_object (f->task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwHttpResponse) resp = ow_http_client_send_finish (OW_HTTP_CLIENT (source), result, &error);
+  const char *url = g_ptr_array_index (f->urls, f->next - 1);
+
+  if (resp == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      f->done (f->task, NULL, NULL, error);
+      goto out;
+    }
+  if (resp != NULL && ow_http_response_get_status (resp) == 200)
+    {
+      f->done (f->task, url, ow_http_response_get_body (resp), NULL);
+      goto out;
+    }
+  g_debug ("no metadata at %s (%s)", url, resp != NULL ? "status" : error->message);
+  if (f->next < f->urls->len)
+    {
+      fetch_next (self, f);
+      return;
+    }
+  f->done (f->task, NULL, NULL, NULL);
+out:
+  g_ptr_array_unref (f->urls);
+  g_free (f);
+}
+
+static void
+fetch_next (OwOAuth *self, Fetch *f)
+{
+  g_autoptr(OwHttpRequest) req = new_request ("GET", g_ptr_array_index (f->urls, f->next));
+
+  f->next++;
+  ow_http_client_send_async (self->http, req, NULL, NULL, NULL, g_task_get_cancellable (f->task),
+                             on_fetch_sent_cb, f);
+}
+
+/* Fetches @urls in order; @done gets the first 200 answer, or NULL body
+ * (and NULL error) when none answered, or the cancellation. */
+static void
+fetch_first (OwOAuth *self, GTask *task, GPtrArray *urls, FetchDone done)
+{
+  Fetch *f = g_new0 (Fetch, 1);
+
+  f->task = task;
+  f->urls = urls;
+  f->done = done;
+  fetch_next (self, f);
+}
+
+/* ---- Discovery ---------------------------------------------------------- */
+
+typedef struct {
+  char                    *resource;     /* canonical */
+  OwOAuthChallenge        *challenge;
+  OwOAuthResourceMetadata *prm;
+  char                    *issuer;
+} DiscoverData;
+
+static void
+discover_data_free (DiscoverData *d)
+{
+  g_free (d->resource);
+  ow_oauth_challenge_free (d->challenge);
+  ow_oauth_resource_metadata_free (d->prm);
+  g_free (d->issuer);
+  g_free (d);
+}
+
+static GPtrArray *
+prm_candidates (const char *resource, const OwOAuthChallenge *challenge)
+{
+  GPtrArray *urls = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GUri) uri = g_uri_parse (resource, G_URI_FLAGS_NONE, NULL);
+  g_autofree char *origin = origin_of (uri);
+  g_autofree char *path = trimmed_path (uri);
+
+  if (challenge != NULL && challenge->resource_metadata != NULL && ow_oauth_url_ok (challenge->resource_metadata))
+    g_ptr_array_add (urls, g_strdup (challenge->resource_metadata));
+  if (*path != '\0')
+    g_ptr_array_add (urls, g_strconcat (origin, "/.well-known/oauth-protected-resource", path, NULL));
+  g_ptr_array_add (urls, g_strconcat (origin, "/.well-known/oauth-protected-resource", NULL));
+  return urls;
+}
+
+/* The MCP 2025-11-25 order: RFC 8414 with path insertion, OIDC with path
+ * insertion, OIDC with the path appended; for an issuer without a path,
+ * RFC 8414 then OIDC. */
+static GPtrArray *
+as_candidates (const char *issuer)
+{
+  GPtrArray *urls = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GUri) uri = g_uri_parse (issuer, G_URI_FLAGS_NONE, NULL);
+  g_autofree char *origin = origin_of (uri);
+  g_autofree char *path = trimmed_path (uri);
+
+  if (*path != '\0')
+    {
+      g_ptr_array_add (urls, g_strconcat (origin, "/.well-known/oauth-authorization-server", path, NULL));
+      g_ptr_array_add (urls, g_strconcat (origin, "/.well-known/openid-configuration", path, NULL));
+      g_ptr_array_add (urls, g_strconcat (origin, path, "/.well-known/openid-configuration", NULL));
+    }
+  else
+    {
+      g_ptr_array_add (urls, g_strconcat (origin, "/.well-known/oauth-authorization-server", NULL));
+      g_ptr_array_add (urls, g_strconcat (origin, "/.well-known/openid-configuration", NULL));
+    }
+  return urls;
+}
+
+/* Issuers compare as strings (RFC 8414 §3.3), but "https://as" and
+ * "https://as/" name the same thing. */
+static gboolean
+same_issuer (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+
+  while (la > 0 && a[la - 1] == '/')
+    la--;
+  while (lb > 0 && b[lb - 1] == '/')
+    lb--;
+  return la == lb && strncmp (a, b, la) == 0;
+}
+
+static void
+on_as_fetched (GTask *task, const char *url, GBytes *body, GError *error)
+{
+  OwOAuth *self = g_task_get_source_object (task);
+  DiscoverData *d = g_task_get_task_data (task);
+  g_autoptr(GError) parse_error = NULL;
+  g_autoptr(OwOAuthServerMetadata) as = NULL;
+  Discovery *disc;
+  const char *data;
+  gsize len;
+
+  if (error != NULL)
+    {
+      g_task_return_error (task, g_error_copy (error));
+      g_object_unref (task);
+      return;
+    }
+  if (body == NULL)
+    {
+      g_autofree char *iss = outside_text (d->issuer);
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_DISCOVERY,
+                               "The authorization server %s publishes no metadata (RFC 8414 or OpenID "
+                               "Connect discovery); OpenWorker cannot sign in to it.", iss);
+      g_object_unref (task);
+      return;
+    }
+  data = g_bytes_get_data (body, &len);
+  as = ow_oauth_server_metadata_parse (data, (gssize) len, &parse_error);
+  if (as == NULL)
+    {
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_DISCOVERY,
+                               "The authorization server's metadata at %s cannot be used: %s", url,
+                               parse_error->message);
+      g_object_unref (task);
+      return;
+    }
+  if (!same_issuer (as->issuer, d->issuer))
+    {
+      g_autofree char *named = outside_text (as->issuer);
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_ISSUER,
+                               "The authorization server's metadata names issuer %s, not %s as the "
+                               "resource said; the sign-in was stopped.", named, d->issuer);
+      g_object_unref (task);
+      return;
+    }
+
+  disc = g_new0 (Discovery, 1);
+  disc->resource = g_strdup (d->resource);
+  disc->issuer = g_strdup (d->issuer);
+  disc->as = g_steal_pointer (&as);
+  /* Scope: the challenge's, else everything the resource lists, else none. */
+  if (d->challenge != NULL && d->challenge->scope != NULL && *d->challenge->scope != '\0')
+    disc->scope = g_strdup (d->challenge->scope);
+  else if (d->prm->scopes_supported != NULL && d->prm->scopes_supported[0] != NULL)
+    disc->scope = g_strjoinv (" ", d->prm->scopes_supported);
+  g_hash_table_replace (self->discoveries, g_strdup (d->resource), disc);
+  g_task_return_pointer (task, g_strdup (d->issuer), g_free);
+  g_object_unref (task);
+}
+
+static void
+on_prm_fetched (GTask *task, const char *url, GBytes *body, GError *error)
+{
+  OwOAuth *self = g_task_get_source_object (task);
+  DiscoverData *d = g_task_get_task_data (task);
+  g_autoptr(GError) parse_error = NULL;
+  g_autofree char *named = NULL;
+  const char *data;
+  gsize len;
+
+  if (error != NULL)
+    {
+      g_task_return_error (task, g_error_copy (error));
+      g_object_unref (task);
+      return;
+    }
+  if (body == NULL)
+    {
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_DISCOVERY,
+                               "%s asks for a sign-in but publishes no protected resource metadata "
+                               "(RFC 9728); OpenWorker cannot find its authorization server.", d->resource);
+      g_object_unref (task);
+      return;
+    }
+  data = g_bytes_get_data (body, &len);
+  d->prm = ow_oauth_resource_metadata_parse (data, (gssize) len, &parse_error);
+  if (d->prm == NULL)
+    {
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_DISCOVERY,
+                               "The resource metadata at %s cannot be used: %s", url, parse_error->message);
+      g_object_unref (task);
+      return;
+    }
+  /* RFC 9728 §3.3: the metadata must be about this resource, or a server
+   * could send our sign-in to another's authorization server. */
+  named = ow_oauth_canonical_resource (d->prm->resource);
+  if (g_strcmp0 (named, d->resource) != 0)
+    {
+      g_autofree char *shown = outside_text (d->prm->resource);
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_DISCOVERY,
+                               "The resource metadata is for %s, not %s; the sign-in was stopped.", shown,
+                               d->resource);
+      g_object_unref (task);
+      return;
+    }
+  d->issuer = g_strdup (d->prm->authorization_servers[0]);
+  fetch_first (self, task, as_candidates (d->issuer), on_as_fetched);
+}
+
+void
+ow_oauth_discover_async (OwOAuth             *self,
+                         const char          *resource_url,
+                         const char          *www_authenticate,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  GTask *task;
+  DiscoverData *d;
+
+  g_return_if_fail (OW_IS_OAUTH (self));
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ow_oauth_discover_async);
+  d = g_new0 (DiscoverData, 1);
+  d->resource = ow_oauth_canonical_resource (resource_url);
+  d->challenge = ow_oauth_challenge_parse (www_authenticate);
+  g_task_set_task_data (task, d, (GDestroyNotify) discover_data_free);
+  if (d->resource == NULL)
+    {
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_DISCOVERY,
+                               "The resource URL is not an https address (or http on this computer); "
+                               "OpenWorker signs in only over those.");
+      g_object_unref (task);
+      return;
+    }
+  fetch_first (self, task, prm_candidates (d->resource, d->challenge), on_prm_fetched);
+}
+
+char *
+ow_oauth_discover_finish (OwOAuth *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- Beginning a sign-in ------------------------------------------------ */
+
+typedef struct {
+  char   *resource;
+  char   *www_authenticate;
+  char   *extra_scope;     /* a step-up's scope, joined with the first */
+  Client  client;
+  char   *client_name;     /* the stored registration's secret name */
+} BeginData;
+
+static void
+begin_data_free (BeginData *b)
+{
+  g_free (b->resource);
+  g_free (b->www_authenticate);
+  g_free (b->extra_scope);
+  client_clear (&b->client);
+  g_free (b->client_name);
+  g_free (b);
+}
+
+/* The union of two space-separated scope lists, order kept. */
+static char *
+scope_union (const char *a, const char *b)
+{
+  g_auto(GStrv) av = g_strsplit (a != NULL ? a : "", " ", -1);
+  g_auto(GStrv) bv = g_strsplit (b != NULL ? b : "", " ", -1);
+  GPtrArray *out = g_ptr_array_new ();
+  char *joined;
+
+  for (char **v = av; *v != NULL; v++)
+    if (**v != '\0' && !g_ptr_array_find_with_equal_func (out, *v, g_str_equal, NULL))
+      g_ptr_array_add (out, *v);
+  for (char **v = bv; *v != NULL; v++)
+    if (**v != '\0' && !g_ptr_array_find_with_equal_func (out, *v, g_str_equal, NULL))
+      g_ptr_array_add (out, *v);
+  g_ptr_array_add (out, NULL);
+  joined = out->len > 1 ? g_strjoinv (" ", (char **) out->pdata) : NULL;
+  g_ptr_array_free (out, TRUE);
+  return joined;
+}
+
+static void
+drop_oldest_pending (OwOAuth *self)
+{
+  GHashTableIter it;
+  Pending *p, *oldest = NULL;
+
+  g_hash_table_iter_init (&it, self->pending);
+  while (g_hash_table_iter_next (&it, NULL, (gpointer *) &p))
+    if (oldest == NULL || p->created < oldest->created)
+      oldest = p;
+  if (oldest != NULL)
+    g_hash_table_remove (self->pending, oldest->state);
+}
+
+/* The client is known: make the pending sign-in and its URL. */
+static void
+begin_finish_url (GTask *task)
+{
+  OwOAuth *self = g_task_get_source_object (task);
+  BeginData *b = g_task_get_task_data (task);
+  Discovery *disc = g_hash_table_lookup (self->discoveries, b->resource);
+  Pending *p = g_new0 (Pending, 1);
+  g_autofree char *challenge = NULL;
+  GString *url;
+
+  p->state = random_token ();
+  p->verifier = random_token ();
+  ow_redact_register_secret (p->verifier);
+  p->resource = g_strdup (b->resource);
+  p->issuer = g_strdup (disc->issuer);
+  p->token_endpoint = g_strdup (disc->as->token_endpoint);
+  p->redirect_uri = g_strdup (self->redirect_uri);
+  p->scope = scope_union (disc->scope, b->extra_scope);
+  p->auth_methods = g_strdupv (disc->as->token_endpoint_auth_methods_supported);
+  p->client.client_id = g_strdup (b->client.client_id);
+  p->client.client_secret = g_strdup (b->client.client_secret);
+  p->iss_required = disc->as->authorization_response_iss_parameter_supported;
+  p->created = g_get_monotonic_time ();
+  challenge = s256_challenge (p->verifier);
+
+  url = g_string_new (disc->as->authorization_endpoint);
+  g_string_append_c (url, strchr (url->str, '?') != NULL ? '&' : '?');
+  {
+    GString *q = g_string_new (NULL);
+    form_add (q, "response_type", "code");
+    form_add (q, "client_id", p->client.client_id);
+    form_add (q, "redirect_uri", p->redirect_uri);
+    form_add (q, "code_challenge", challenge);
+    form_add (q, "code_challenge_method", "S256");
+    form_add (q, "state", p->state);
+    form_add (q, "resource", p->resource);
+    form_add (q, "scope", p->scope);
+    g_string_append (url, q->str);
+    g_string_free (q, TRUE);
+  }
+
+  if (g_hash_table_size (self->pending) >= MAX_PENDING)
+    drop_oldest_pending (self);
+  g_hash_table_insert (self->pending, p->state, p);
+  g_task_return_pointer (task, g_string_free (url, FALSE), g_free);
+  g_object_unref (task);
+}
+
+static void
+on_registration_stored_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  g_autoptr(GError) error = NULL;
+
+  /* A registration that could not be kept still works for this sign-in;
+   * the next one registers again. */
+  if (!ow_secret_store_store_finish (OW_SECRET_STORE (source), result, &error))
+    g_debug ("the registered client was not kept: %s", error->message);
+  begin_finish_url (task);
+}
+
+static void
+on_registered_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  OwOAuth *self = g_task_get_source_object (task);
+  BeginData *b = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwHttpResponse) resp = ow_http_client_send_finish (OW_HTTP_CLIENT (source), result, &error);
+  const char *data;
+  gsize len;
+  guint status;
+
+  if (resp == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  status = ow_http_response_get_status (resp);
+  data = g_bytes_get_data (ow_http_response_get_body (resp), &len);
+  if ((status != 201 && status != 200)
+      || !ow_oauth_registration_parse (data, (gssize) len, &b->client.client_id, &b->client.client_secret, &error))
+    {
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_FAILED,
+                               "The authorization server refused to register OpenWorker (HTTP %u). Register "
+                               "a client by hand and enter its client id in the server's settings.", status);
+      g_object_unref (task);
+      return;
+    }
+  if (b->client.client_secret != NULL)
+    ow_redact_register_secret (b->client.client_secret);
+  {
+    g_autoptr(JsonBuilder) jb = json_builder_new ();
+    g_autoptr(JsonNode) root = NULL;
+    g_autofree char *json = NULL;
+
+    json_builder_begin_object (jb);
+    json_builder_set_member_name (jb, "client_id");
+    json_builder_add_string_value (jb, b->client.client_id);
+    if (b->client.client_secret != NULL)
+      {
+        json_builder_set_member_name (jb, "client_secret");
+        json_builder_add_string_value (jb, b->client.client_secret);
+      }
+    json_builder_end_object (jb);
+    root = json_builder_get_root (jb);
+    json = ow_json_to_string (root);
+    ow_secret_store_store_async (self->secrets, OW_SECRET_KIND_OAUTH_CLIENT, b->client_name,
+                                 "OpenWorker: registered OAuth client", json, g_task_get_cancellable (task),
+                                 on_registration_stored_cb, task);
+  }
+}
+
+static void
+register_client (GTask *task)
+{
+  OwOAuth *self = g_task_get_source_object (task);
+  BeginData *b = g_task_get_task_data (task);
+  Discovery *disc = g_hash_table_lookup (self->discoveries, b->resource);
+  g_autoptr(JsonBuilder) jb = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *json = NULL;
+  g_autoptr(OwHttpRequest) req = NULL;
+  g_autoptr(GBytes) body = NULL;
+
+  /* RFC 7591 §2, as the MCP spec asks of a native app on loopback. */
+  json_builder_begin_object (jb);
+  json_builder_set_member_name (jb, "client_name");
+  json_builder_add_string_value (jb, "OpenWorker");
+  json_builder_set_member_name (jb, "redirect_uris");
+  json_builder_begin_array (jb);
+  json_builder_add_string_value (jb, self->redirect_uri);
+  json_builder_end_array (jb);
+  json_builder_set_member_name (jb, "grant_types");
+  json_builder_begin_array (jb);
+  json_builder_add_string_value (jb, "authorization_code");
+  json_builder_add_string_value (jb, "refresh_token");
+  json_builder_end_array (jb);
+  json_builder_set_member_name (jb, "response_types");
+  json_builder_begin_array (jb);
+  json_builder_add_string_value (jb, "code");
+  json_builder_end_array (jb);
+  json_builder_set_member_name (jb, "token_endpoint_auth_method");
+  json_builder_add_string_value (jb, "none");
+  json_builder_set_member_name (jb, "application_type");
+  json_builder_add_string_value (jb, "native");
+  json_builder_end_object (jb);
+  root = json_builder_get_root (jb);
+  json = ow_json_to_string (root);
+
+  req = new_request ("POST", disc->as->registration_endpoint);
+  body = g_bytes_new (json, strlen (json));
+  ow_http_request_set_body (req, body, "application/json");
+  ow_http_client_send_async (self->http, req, NULL, NULL, NULL, g_task_get_cancellable (task),
+                             on_registered_cb, task);
+}
+
+static void
+on_stored_client_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  BeginData *b = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSecretText) json = ow_secret_store_lookup_finish (OW_SECRET_STORE (source), result, &error);
+
+  if (json != NULL)
+    {
+      g_autoptr(JsonObject) obj = ow_json_object_from_string (json, -1, NULL);
+      const char *id = obj != NULL ? ow_json_get_string (obj, "client_id") : NULL;
+
+      if (id != NULL)
+        {
+          b->client.client_id = g_strdup (id);
+          b->client.client_secret = g_strdup (ow_json_get_string (obj, "client_secret"));
+          begin_finish_url (task);
+          return;
+        }
+    }
+  else if (error != NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  register_client (task);
+}
+
+static void
+on_begin_discovered_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  OwOAuth *self = OW_OAUTH (source);
+  BeginData *b = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *issuer = ow_oauth_discover_finish (self, result, &error);
+  Discovery *disc;
+  Client *set;
+
+  if (issuer == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  disc = g_hash_table_lookup (self->discoveries, b->resource);
+  /* PKCE S256 or nothing: the MCP spec has clients refuse a server that
+   * does not say it supports it (absent metadata means no PKCE). */
+  if (!strv_has (disc->as->code_challenge_methods_supported, "S256"))
+    {
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_UNSUPPORTED,
+                               "The authorization server %s does not support PKCE with S256, which a safe "
+                               "sign-in needs; OpenWorker will not sign in to it.", disc->issuer);
+      g_object_unref (task);
+      return;
+    }
+  if (self->redirect_uri == NULL)
+    {
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_FAILED,
+                               "Signing in needs the local API to receive the redirect, and it is not "
+                               "running.");
+      g_object_unref (task);
+      return;
+    }
+
+  if ((set = g_hash_table_lookup (self->clients, b->resource)) != NULL)
+    {
+      b->client.client_id = g_strdup (set->client_id);
+      b->client.client_secret = g_strdup (set->client_secret);
+      begin_finish_url (task);
+      return;
+    }
+  if (disc->as->client_id_metadata_document_supported && self->client_metadata_url != NULL)
+    {
+      b->client.client_id = g_strdup (self->client_metadata_url);
+      begin_finish_url (task);
+      return;
+    }
+  if (disc->as->registration_endpoint != NULL)
+    {
+      b->client_name = credential_name (disc->issuer, self->redirect_uri);
+      ow_secret_store_lookup_async (self->secrets, OW_SECRET_KIND_OAUTH_CLIENT, b->client_name,
+                                    g_task_get_cancellable (task), on_stored_client_cb, task);
+      return;
+    }
+  g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_UNSUPPORTED,
+                           "The authorization server %s does not let applications register themselves. "
+                           "Register a client with it and enter the client id (and secret) in this "
+                           "server's settings.", disc->issuer);
+  g_object_unref (task);
+}
+
+void
+ow_oauth_begin_sign_in_async (OwOAuth             *self,
+                              const char          *resource_url,
+                              const char          *www_authenticate,
+                              GCancellable        *cancellable,
+                              GAsyncReadyCallback  callback,
+                              gpointer             user_data)
+{
+  GTask *task;
+  BeginData *b;
+  g_autoptr(OwOAuthChallenge) challenge = NULL;
+
+  g_return_if_fail (OW_IS_OAUTH (self));
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ow_oauth_begin_sign_in_async);
+  b = g_new0 (BeginData, 1);
+  b->resource = ow_oauth_canonical_resource (resource_url);
+  b->www_authenticate = g_strdup (www_authenticate);
+  g_task_set_task_data (task, b, (GDestroyNotify) begin_data_free);
+  if (b->resource == NULL)
+    {
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_DISCOVERY,
+                               "The resource URL is not an https address (or http on this computer); "
+                               "OpenWorker signs in only over those.");
+      g_object_unref (task);
+      return;
+    }
+
+  challenge = ow_oauth_challenge_parse (www_authenticate);
+  if (challenge != NULL && g_strcmp0 (challenge->error, "insufficient_scope") == 0)
+    {
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (self->step_ups, b->resource));
+      Discovery *disc = g_hash_table_lookup (self->discoveries, b->resource);
+
+      if (n >= OW_OAUTH_MAX_STEP_UPS)
+        {
+          g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_STEP_UP_LIMIT,
+                                   "%s keeps asking for more permissions after %u sign-ins; OpenWorker "
+                                   "stopped asking. Check the account's access with the service.",
+                                   b->resource, n);
+          g_object_unref (task);
+          return;
+        }
+      g_hash_table_replace (self->step_ups, g_strdup (b->resource), GUINT_TO_POINTER (n + 1));
+      /* What was asked before stays asked: a step-up adds scope. */
+      if (disc != NULL)
+        b->extra_scope = g_strdup (disc->scope);
+    }
+  ow_oauth_discover_async (self, resource_url, www_authenticate, cancellable, on_begin_discovered_cb, task);
+}
+
+char *
+ow_oauth_begin_sign_in_finish (OwOAuth *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+gboolean
+ow_oauth_is_pending (OwOAuth *self, const char *state)
+{
+  g_return_val_if_fail (OW_IS_OAUTH (self), FALSE);
+  return state != NULL && g_hash_table_contains (self->pending, state);
+}
+
+/* ---- Storing a credential ----------------------------------------------- */
+
+static void
+store_credential_async (OwOAuth *self, Credential *cred, GCancellable *cancellable, GAsyncReadyCallback cb,
+                        gpointer user_data)
+{
+  g_autoptr(OwSecretText) json = credential_to_json (cred);
+  g_autofree char *label = credential_label (cred);
+
+  ow_secret_store_store_async (self->secrets, OW_SECRET_KIND_OAUTH, cred->name, label, json, cancellable, cb,
+                               user_data);
+}
+
+/* ---- Completing a sign-in ----------------------------------------------- */
+
+typedef struct {
+  Pending    *pending;
+  char       *auth_method;
+  Credential *cred;
+} CompleteData;
+
+static void
+complete_data_free (CompleteData *c)
+{
+  g_clear_pointer (&c->pending, pending_free);
+  g_free (c->auth_method);
+  credential_free (c->cred);
+  g_free (c);
+}
+
+static void
+on_complete_stored_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  OwOAuth *self = g_task_get_source_object (task);
+  CompleteData *c = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  char *resource;
+
+  if (!ow_secret_store_store_finish (OW_SECRET_STORE (source), result, &error))
+    {
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_FAILED,
+                               "Signed in, but the token could not be saved: %s", error->message);
+      g_object_unref (task);
+      return;
+    }
+  resource = g_strdup (c->cred->resource);
+  g_hash_table_replace (self->creds, g_strdup (resource), g_steal_pointer (&c->cred));
+  g_signal_emit (self, signals[SIGNAL_SIGNED_IN], 0, resource);
+  g_task_return_pointer (task, resource, g_free);
+  g_object_unref (task);
+}
+
+/* A token endpoint's refusal as a sentence (error codes are RFC 6749 §5.2
+ * tokens; the description is the server's and is shortened). */
+static char *
+token_refusal (const OwOAuthTokenResponse *tr, guint status)
+{
+  g_autofree char *code = outside_text (tr != NULL ? tr->error : NULL);
+  g_autofree char *desc = outside_text (tr != NULL ? tr->error_description : NULL);
+
+  if (*code == '\0')
+    return g_strdup_printf ("HTTP %u", status);
+  if (*desc == '\0')
+    return g_strdup_printf ("%s (HTTP %u)", code, status);
+  return g_strdup_printf ("%s: %s (HTTP %u)", code, desc, status);
+}
+
+static void
+on_code_redeemed_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  OwOAuth *self = g_task_get_source_object (task);
+  CompleteData *c = g_task_get_task_data (task);
+  Pending *p = c->pending;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwHttpResponse) resp = ow_http_client_send_finish (OW_HTTP_CLIENT (source), result, &error);
+  g_autoptr(OwOAuthTokenResponse) tr = NULL;
+  const char *data;
+  gsize len;
+  guint status;
+
+  if (resp == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  status = ow_http_response_get_status (resp);
+  data = g_bytes_get_data (ow_http_response_get_body (resp), &len);
+  tr = ow_oauth_token_response_parse (data, (gssize) len, &error);
+  if (tr != NULL && tr->access_token != NULL)
+    {
+      ow_redact_register_secret (tr->access_token);
+      if (tr->refresh_token != NULL)
+        ow_redact_register_secret (tr->refresh_token);
+    }
+  if (status != 200 || tr == NULL || tr->access_token == NULL)
+    {
+      g_autofree char *why = token_refusal (tr, status);
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_DENIED,
+                               "The authorization server did not accept the sign-in (%s). Try signing in "
+                               "again.", why);
+      g_object_unref (task);
+      return;
+    }
+  c->cred = credential_from_answer (tr, p->issuer, p->resource, p->token_endpoint, c->auth_method, &p->client,
+                                    p->scope, NULL);
+  store_credential_async (self, c->cred, g_task_get_cancellable (task), on_complete_stored_cb, task);
+}
+
+void
+ow_oauth_complete_async (OwOAuth             *self,
+                         const char          *state,
+                         const char          *code,
+                         const char          *iss,
+                         const char          *error_code,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  GTask *task;
+  CompleteData *c;
+  Pending *p;
+  GString *form;
+  g_autoptr(OwHttpRequest) req = NULL;
+
+  g_return_if_fail (OW_IS_OAUTH (self));
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ow_oauth_complete_async);
+  c = g_new0 (CompleteData, 1);
+  g_task_set_task_data (task, c, (GDestroyNotify) complete_data_free);
+
+  if (code != NULL)
+    ow_redact_register_secret (code);
+  /* Used up whatever happens next: a state works once. */
+  if (state == NULL || !g_hash_table_steal_extended (self->pending, state, NULL, (gpointer *) &p))
+    {
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_STATE,
+                               "This sign-in link was not started by OpenWorker or was already used; start "
+                               "the sign-in again.");
+      g_object_unref (task);
+      return;
+    }
+  c->pending = p;
+
+  /* RFC 9207: where the server says it sends iss, it must be there and be
+   * the issuer we started with; an iss we did not expect is checked too. */
+  if ((p->iss_required && iss == NULL) || (iss != NULL && strcmp (iss, p->issuer) != 0))
+    {
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_ISSUER,
+                               "The sign-in came back from another authorization server than %s (a mix-up "
+                               "attack, or a misconfigured server); it was refused.", p->issuer);
+      g_object_unref (task);
+      return;
+    }
+  if (error_code != NULL || code == NULL || *code == '\0')
+    {
+      g_autofree char *shown = outside_text (error_code != NULL ? error_code : "no code");
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_DENIED,
+                               "The sign-in to %s was not completed (%s).", p->resource, shown);
+      g_object_unref (task);
+      return;
+    }
+
+  c->auth_method = choose_auth_method (&p->client, p->auth_methods);
+  form = g_string_new (NULL);
+  form_add (form, "grant_type", "authorization_code");
+  form_add (form, "code", code);
+  form_add (form, "redirect_uri", p->redirect_uri);
+  form_add (form, "code_verifier", p->verifier);
+  form_add (form, "resource", p->resource);
+  req = token_request (p->token_endpoint, form, c->auth_method, &p->client);
+  memset (form->str, 0, form->len);
+  g_string_free (form, TRUE);
+  ow_http_client_send_async (self->http, req, NULL, NULL, NULL, cancellable, on_code_redeemed_cb, task);
+}
+
+char *
+ow_oauth_complete_finish (OwOAuth *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- Access tokens and refresh ------------------------------------------ */
+
+typedef struct {
+  char *resource;
+  char *name;       /* the stored credential's name, once found */
+} TokenData;
+
+static void
+token_data_free (TokenData *t)
+{
+  g_free (t->resource);
+  g_free (t->name);
+  g_free (t);
+}
+
+static void token_step (GTask *task);
+
+static void
+return_sign_in_required (GTask *task, const char *resource)
+{
+  g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_SIGN_IN_REQUIRED,
+                           "OpenWorker is not signed in to %s; sign in again.", resource);
+  g_object_unref (task);
+}
+
+/* Finishes every caller waiting on @resource's refresh. */
+static void
+finish_waiters (OwOAuth *self, const char *resource, const GError *error)
+{
+  GPtrArray *waiting = NULL;
+  g_autofree char *key = NULL;
+
+  if (!g_hash_table_steal_extended (self->refreshing, resource, (gpointer *) &key, (gpointer *) &waiting))
+    return;
+  for (guint i = 0; i < waiting->len; i++)
+    {
+      GTask *t = g_ptr_array_index (waiting, i);
+      Credential *cred = g_hash_table_lookup (self->creds, resource);
+
+      if (error != NULL)
+        g_task_return_error (t, g_error_copy (error));
+      else if (cred != NULL)
+        g_task_return_pointer (t, g_strdup (cred->access_token), (GDestroyNotify) ow_secret_free);
+      else
+        {
+          return_sign_in_required (t, resource);
+          continue;
+        }
+      g_object_unref (t);
+    }
+  g_ptr_array_unref (waiting);
+}
+
+typedef struct {
+  char       *resource;
+  Credential *cred;      /* the new one */
+} RefreshData;
+
+static void
+refresh_data_free (RefreshData *r)
+{
+  g_free (r->resource);
+  credential_free (r->cred);
+  g_free (r);
+}
+
+static void
+on_revoked_deleted_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  OwOAuth *self = g_task_get_source_object (task);
+  RefreshData *r = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) e = NULL;
+
+  if (!ow_secret_store_delete_finish (OW_SECRET_STORE (source), result, &error))
+    g_debug ("the revoked credential could not be deleted: %s", error->message);
+  /* The waiters hear of it once the keyring no longer holds it, so a
+   * caller asking again cannot load the revoked credential back. */
+  e = g_error_new (OW_OAUTH_ERROR, OW_OAUTH_ERROR_SIGN_IN_REQUIRED,
+                   "The sign-in to %s has expired or was revoked; sign in again.", r->resource);
+  finish_waiters (self, r->resource, e);
+  g_task_return_boolean (task, FALSE);
+  g_object_unref (task);
+}
+
+static void
+on_refresh_stored_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;   /* owns a ref on self; data RefreshData */
+  OwOAuth *self = g_task_get_source_object (task);
+  RefreshData *r = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  /* The rotated refresh token is kept before anyone gets the access token:
+   * a crash now must not leave only the used-up one in the store. */
+  if (!ow_secret_store_store_finish (OW_SECRET_STORE (source), result, &error))
+    {
+      g_autoptr(GError) e = g_error_new (OW_OAUTH_ERROR, OW_OAUTH_ERROR_FAILED,
+                                         "The refreshed token for %s could not be saved: %s", r->resource,
+                                         error->message);
+      /* The old refresh token is used up; keep the new pair in memory so
+       * this process goes on working, and say that it could not be kept. */
+      g_hash_table_replace (self->creds, g_strdup (r->resource), g_steal_pointer (&r->cred));
+      finish_waiters (self, r->resource, e);
+    }
+  else
+    {
+      g_hash_table_replace (self->creds, g_strdup (r->resource), g_steal_pointer (&r->cred));
+      finish_waiters (self, r->resource, NULL);
+    }
+  g_task_return_boolean (task, TRUE);
+  g_object_unref (task);
+}
+
+static void
+on_refreshed_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  OwOAuth *self = g_task_get_source_object (task);
+  RefreshData *r = g_task_get_task_data (task);
+  Credential *old = g_hash_table_lookup (self->creds, r->resource);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwHttpResponse) resp = ow_http_client_send_finish (OW_HTTP_CLIENT (source), result, &error);
+  g_autoptr(OwOAuthTokenResponse) tr = NULL;
+  const char *data;
+  gsize len;
+  guint status;
+
+  if (resp == NULL)
+    {
+      finish_waiters (self, r->resource, error);
+      g_task_return_boolean (task, FALSE);
+      g_object_unref (task);
+      return;
+    }
+  status = ow_http_response_get_status (resp);
+  data = g_bytes_get_data (ow_http_response_get_body (resp), &len);
+  tr = ow_oauth_token_response_parse (data, (gssize) len, NULL);
+  if (tr != NULL && tr->access_token != NULL)
+    {
+      ow_redact_register_secret (tr->access_token);
+      if (tr->refresh_token != NULL)
+        ow_redact_register_secret (tr->refresh_token);
+    }
+  if (status == 200 && tr != NULL && tr->access_token != NULL && old != NULL)
+    {
+      r->cred = credential_from_answer (tr, old->issuer, old->resource, old->token_endpoint, old->auth_method,
+                                        &old->client, NULL, old);
+      store_credential_async (self, r->cred, NULL, on_refresh_stored_cb, task);
+      return;
+    }
+  if (tr != NULL && g_strcmp0 (tr->error, "invalid_grant") == 0 && old != NULL)
+    {
+      /* Revoked or expired for good: forget it, and say so once. */
+      g_autofree char *name = g_strdup (old->name);
+
+      g_hash_table_remove (self->creds, r->resource);
+      g_signal_emit (self, signals[SIGNAL_SIGN_IN_REQUIRED], 0, r->resource);
+      ow_secret_store_delete_async (self->secrets, OW_SECRET_KIND_OAUTH, name, NULL, on_revoked_deleted_cb, task);
+      return;
+    }
+  else
+    {
+      g_autofree char *why = token_refusal (tr, status);
+      g_autoptr(GError) e = g_error_new (OW_OAUTH_ERROR, OW_OAUTH_ERROR_FAILED,
+                                         "Refreshing the sign-in to %s failed (%s); try again later.",
+                                         r->resource, why);
+      finish_waiters (self, r->resource, e);
+    }
+  g_task_return_boolean (task, FALSE);
+  g_object_unref (task);
+}
+
+static void
+send_refresh (OwOAuth *self, GTask *task, Credential *cred)
+{
+  GString *form = g_string_new (NULL);
+  g_autoptr(OwHttpRequest) req = NULL;
+
+  form_add (form, "grant_type", "refresh_token");
+  form_add (form, "refresh_token", cred->refresh_token);
+  form_add (form, "resource", cred->resource);
+  req = token_request (cred->token_endpoint, form, cred->auth_method, &cred->client);
+  memset (form->str, 0, form->len);
+  g_string_free (form, TRUE);
+  /* A refresh finishes for every waiter: one caller's cancel must not
+   * lose the rotated token the others need. */
+  ow_http_client_send_async (self->http, req, NULL, NULL, NULL, NULL, on_refreshed_cb, task);
+}
+
+/* Before refreshing, the stored credential is read again: another process
+ * (the desktop app and `openworker run` share the keyring) may have
+ * rotated the refresh token since this one cached it, and using the old
+ * one would read as a revocation. */
+static void
+on_refresh_reread_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  OwOAuth *self = g_task_get_source_object (task);
+  RefreshData *r = g_task_get_task_data (task);
+  Credential *cached = g_hash_table_lookup (self->creds, r->resource);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSecretText) json = ow_secret_store_lookup_finish (OW_SECRET_STORE (source), result, &error);
+  Credential *now = json != NULL && cached != NULL ? credential_from_json (cached->name, json) : NULL;
+
+  if (cached == NULL)
+    {
+      finish_waiters (self, r->resource, NULL);
+      g_task_return_boolean (task, FALSE);
+      g_object_unref (task);
+      return;
+    }
+  if (now != NULL && g_strcmp0 (now->refresh_token, cached->refresh_token) != 0)
+    {
+      g_hash_table_replace (self->creds, g_strdup (r->resource), now);
+      cached = now;
+      if (credential_fresh (now))
+        {
+          finish_waiters (self, r->resource, NULL);
+          g_task_return_boolean (task, TRUE);
+          g_object_unref (task);
+          return;
+        }
+    }
+  else
+    credential_free (now);
+  send_refresh (self, task, cached);
+}
+
+static void
+start_refresh (OwOAuth *self, const char *resource, Credential *cred)
+{
+  GTask *task = g_task_new (self, NULL, NULL, NULL);
+  RefreshData *r = g_new0 (RefreshData, 1);
+
+  r->resource = g_strdup (resource);
+  g_task_set_task_data (task, r, (GDestroyNotify) refresh_data_free);
+  ow_secret_store_lookup_async (self->secrets, OW_SECRET_KIND_OAUTH, cred->name, NULL, on_refresh_reread_cb, task);
+}
+
+static void
+on_cred_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  OwOAuth *self = g_task_get_source_object (task);
+  TokenData *t = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSecretText) json = ow_secret_store_lookup_finish (OW_SECRET_STORE (source), result, &error);
+  Credential *cred;
+
+  if (error != NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  cred = json != NULL ? credential_from_json (t->name, json) : NULL;
+  if (cred == NULL)
+    {
+      return_sign_in_required (task, t->resource);
+      return;
+    }
+  /* Another call may have filled the cache meanwhile; the newer wins. */
+  if (!g_hash_table_contains (self->creds, t->resource))
+    g_hash_table_insert (self->creds, g_strdup (t->resource), cred);
+  else
+    credential_free (cred);
+  token_step (task);
+}
+
+static void
+on_creds_listed_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  OwOAuth *self = g_task_get_source_object (task);
+  TokenData *t = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) names = ow_secret_store_list_finish (OW_SECRET_STORE (source), result, &error);
+  Discovery *disc = g_hash_table_lookup (self->discoveries, t->resource);
+  g_autofree char *suffix = g_strconcat (" ", t->resource, NULL);
+
+  if (names == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  /* The credential from the issuer discovery found, else any issuer's. */
+  if (disc != NULL)
+    {
+      g_autofree char *want = credential_name (disc->issuer, t->resource);
+      if (g_strv_contains ((const char *const *) names, want))
+        t->name = g_steal_pointer (&want);
+    }
+  for (char **n = names; t->name == NULL && *n != NULL; n++)
+    if (g_str_has_suffix (*n, suffix))
+      t->name = g_strdup (*n);
+  if (t->name == NULL)
+    {
+      return_sign_in_required (task, t->resource);
+      return;
+    }
+  ow_secret_store_lookup_async (self->secrets, OW_SECRET_KIND_OAUTH, t->name, g_task_get_cancellable (task),
+                                on_cred_loaded_cb, task);
+}
+
+static void
+token_step (GTask *task)
+{
+  OwOAuth *self = g_task_get_source_object (task);
+  TokenData *t = g_task_get_task_data (task);
+  Credential *cred = g_hash_table_lookup (self->creds, t->resource);
+  GPtrArray *waiting = g_hash_table_lookup (self->refreshing, t->resource);
+
+  /* A refresh (or a revocation's delete) in flight answers this call too. */
+  if (waiting != NULL)
+    {
+      g_ptr_array_add (waiting, task);
+      return;
+    }
+  if (cred == NULL)
+    {
+      if (t->name != NULL)
+        {
+          /* Loaded, then dropped (revoked meanwhile). */
+          return_sign_in_required (task, t->resource);
+          return;
+        }
+      ow_secret_store_list_async (self->secrets, OW_SECRET_KIND_OAUTH, g_task_get_cancellable (task),
+                                  on_creds_listed_cb, task);
+      return;
+    }
+  if (credential_fresh (cred))
+    {
+      g_task_return_pointer (task, g_strdup (cred->access_token), (GDestroyNotify) ow_secret_free);
+      g_object_unref (task);
+      return;
+    }
+  if (cred->refresh_token == NULL)
+    {
+      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_SIGN_IN_REQUIRED,
+                               "The sign-in to %s has expired; sign in again.", t->resource);
+      g_object_unref (task);
+      return;
+    }
+  waiting = g_ptr_array_new ();
+  g_ptr_array_add (waiting, task);
+  g_hash_table_insert (self->refreshing, g_strdup (t->resource), waiting);
+  start_refresh (self, t->resource, cred);
+}
+
+void
+ow_oauth_get_access_token_async (OwOAuth             *self,
+                                 const char          *resource_url,
+                                 GCancellable        *cancellable,
+                                 GAsyncReadyCallback  callback,
+                                 gpointer             user_data)
+{
+  GTask *task;
+  TokenData *t;
+
+  g_return_if_fail (OW_IS_OAUTH (self));
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ow_oauth_get_access_token_async);
+  t = g_new0 (TokenData, 1);
+  t->resource = ow_oauth_canonical_resource (resource_url);
+  g_task_set_task_data (task, t, (GDestroyNotify) token_data_free);
+  if (t->resource == NULL)
+    {
+      return_sign_in_required (task, resource_url != NULL ? resource_url : "");
+      return;
+    }
+  token_step (task);
+}
+
+char *
+ow_oauth_get_access_token_finish (OwOAuth *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+void
+ow_oauth_invalidate (OwOAuth *self, const char *resource_url)
+{
+  g_autofree char *resource = ow_oauth_canonical_resource (resource_url);
+  Credential *cred;
+
+  g_return_if_fail (OW_IS_OAUTH (self));
+  if (resource != NULL && (cred = g_hash_table_lookup (self->creds, resource)) != NULL)
+    cred->expires_at = 1;
+}
