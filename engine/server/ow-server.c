@@ -263,7 +263,7 @@ typedef struct {
   guint          n;
 } RouteTable;
 
-static RouteTable tables[4];
+static RouteTable tables[5];
 
 static void
 ensure_tables (void)
@@ -276,6 +276,7 @@ ensure_tables (void)
       tables[1].routes = ow_server_session_routes (&tables[1].n);
       tables[2].routes = ow_server_provider_routes (&tables[2].n);
       tables[3].routes = ow_server_openai_routes (&tables[3].n);
+      tables[4].routes = ow_server_oauth_routes (&tables[4].n);
       g_once_init_leave (&done, 1);
     }
 }
@@ -852,6 +853,7 @@ ow_server_dispose (GObject *object)
   g_clear_object (&self->soup);
   g_clear_object (&self->host);
   g_clear_object (&self->secrets);
+  g_clear_object (&self->oauth);
   G_OBJECT_CLASS (ow_server_parent_class)->dispose (object);
 }
 
@@ -975,6 +977,8 @@ ow_server_listen (OwServer *self, guint port, guint tries, GError **error)
           self->port = (guint) g_uri_get_port (uris->data);
           g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
           g_debug ("Listening on 127.0.0.1:%u", self->port);
+          if (self->oauth != NULL)
+            ow_server_oauth_listening (self);
           return TRUE;
         }
       if (port == 0 || !g_error_matches (last, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE))

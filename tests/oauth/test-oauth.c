@@ -12,12 +12,16 @@
  */
 #include <string.h>
 
+#include "core/ow-context.h"
+#include "core/ow-session-host.h"
 #include "net/ow-http-client.h"
 #include "net/ow-oauth.h"
 #include "net/ow-oauth-parse.h"
 #include "ow-error.h"
 #include "ow-json.h"
 #include "ow-secret-libsecret.h"
+#include "server/ow-server.h"
+#include "store/ow-paths.h"
 
 #define MARKER "owtest-secret-Zq8"
 #define REDIRECT "http://127.0.0.1:9/v1/oauth/callback"
@@ -225,18 +229,22 @@ redirect_clear (Redirect *r)
   g_free (r->error);
 }
 
-/* Plays the browser: GET the authorization URL, read the redirect. */
+/* Plays the browser: GET the authorization URL, read the redirect (and
+ * keep it whole in @location when asked). */
 static void
-authorize (const char *auth_url, Redirect *out)
+authorize_to (const char *auth_url, const char *redirect, Redirect *out, char **location)
 {
   Reply r = { 0 };
   g_autoptr(GUri) uri = NULL;
   g_autoptr(GHashTable) q = NULL;
+  g_autofree char *prefix = g_strconcat (redirect, "?", NULL);
 
   http ("GET", auth_url, NULL, NULL, &r);
   if (r.status != 302)
     g_error ("the authorization server refused (%u): %s", r.status, r.body);
-  g_assert_true (g_str_has_prefix (r.location, REDIRECT "?"));
+  g_assert_true (g_str_has_prefix (r.location, prefix));
+  if (location != NULL)
+    *location = g_strdup (r.location);
   uri = g_uri_parse (r.location, G_URI_FLAGS_NONE, NULL);
   q = g_uri_parse_params (g_uri_get_query (uri), -1, "&", G_URI_PARAMS_NONE, NULL);
   out->state = g_strdup (g_hash_table_lookup (q, "state"));
@@ -244,6 +252,12 @@ authorize (const char *auth_url, Redirect *out)
   out->iss = g_strdup (g_hash_table_lookup (q, "iss"));
   out->error = g_strdup (g_hash_table_lookup (q, "error"));
   reply_clear (&r);
+}
+
+static void
+authorize (const char *auth_url, Redirect *out)
+{
+  authorize_to (auth_url, REDIRECT, out, NULL);
 }
 
 static char *
@@ -765,6 +779,82 @@ test_step_up (void)
   }
 }
 
+/* The redirect through the loopback API: GET /v1/oauth/callback, with no
+ * OpenWorker token, completes the pending sign-in; a state nobody is
+ * waiting for (a forged one, or the same redirect again) is refused
+ * before any token request. */
+static void
+test_callback_route (void)
+{
+  g_autofree char *tmpl = g_build_filename (g_getenv ("HOME"), "srv-XXXXXX", NULL);
+  g_autofree char *dir = g_mkdtemp_full (g_steal_pointer (&tmpl), 0700);
+  OwPaths *paths = ow_paths_new_under (dir);
+  OwContextOptions copts = { .paths = paths, .isolated = TRUE };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwContext) ctx = ow_context_new (&copts, &error);
+  g_autoptr(OwSessionHost) host = NULL;
+  OwServerOptions sopts = { .secrets = w.secrets };
+  g_autoptr(OwServer) server = NULL;
+  g_autoptr(OwOAuth) oauth = ow_oauth_new (w.http, w.secrets);
+  g_autoptr(GPtrArray) signed_in = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *resource = resource_of ("dcr");
+  g_autofree char *hdr = challenge_of (resource);
+  g_autofree char *auth_url = NULL, *location = NULL, *forged = NULL, *tok = NULL, *callback = NULL;
+  Redirect rd = { 0 };
+  Reply r = { 0 };
+  gint64 codes;
+
+  g_assert_no_error (error);
+  host = ow_session_host_new (ctx, "test", &error);
+  g_assert_no_error (error);
+  server = ow_server_new (host, &sopts);
+  ow_server_set_oauth (server, oauth);
+  g_assert_true (ow_server_listen (server, 0, 1, &error));
+  g_assert_no_error (error);
+  callback = g_strdup_printf ("http://127.0.0.1:%u/v1/oauth/callback", ow_server_get_port (server));
+  g_assert_cmpstr (ow_oauth_get_redirect_uri (oauth), ==, callback);
+  g_signal_connect (oauth, "signed-in", G_CALLBACK (on_signal_count_cb), signed_in);
+
+  auth_url = begin (oauth, resource, hdr, &error);
+  g_assert_no_error (error);
+  authorize_to (auth_url, callback, &rd, &location);
+  codes = double_count ("code:dcr");
+
+  /* A state OwOAuth did not make. */
+  forged = g_strdup_printf ("%s?code=%s&state=forged-state", callback, rd.code);
+  http ("GET", forged, NULL, NULL, &r);
+  g_assert_cmpuint (r.status, ==, 400);
+  g_assert_nonnull (strstr (r.body, "not waiting for this sign-in"));
+  g_assert_null (strstr (r.body, MARKER));
+  reply_clear (&r);
+  g_assert_cmpint (double_count ("code:dcr"), ==, codes);
+  g_assert_cmpuint (signed_in->len, ==, 0);
+
+  /* The real redirect, as the browser follows it. */
+  http ("GET", location, NULL, NULL, &r);
+  g_assert_cmpuint (r.status, ==, 200);
+  g_assert_nonnull (strstr (r.body, "Signed in"));
+  g_assert_cmpstr (r.www_authenticate, ==, NULL);
+  reply_clear (&r);
+  g_assert_cmpuint (signed_in->len, ==, 1);
+  g_assert_cmpint (double_count ("code:dcr"), ==, codes + 1);
+  tok = token (oauth, resource, &error);
+  g_assert_no_error (error);
+  http ("GET", resource, tok, NULL, &r);
+  g_assert_cmpuint (r.status, ==, 200);
+  reply_clear (&r);
+
+  /* The same redirect again: the state is used up. */
+  http ("GET", location, NULL, NULL, &r);
+  g_assert_cmpuint (r.status, ==, 400);
+  reply_clear (&r);
+  g_assert_cmpint (double_count ("code:dcr"), ==, codes + 1);
+
+  redirect_clear (&rd);
+  ow_server_close (server);
+  ow_paths_free (paths);
+}
+
 /* The refusals of the double come back as sentences without its secrets;
  * every log line and error message of the run is free of them. The
  * positive control: the log did capture this module's lines, and the
@@ -849,6 +939,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/oauth/refresh-rotation", test_refresh_rotation);
   g_test_add_func ("/ow/oauth/invalid-grant", test_invalid_grant);
   g_test_add_func ("/ow/oauth/step-up", test_step_up);
+  g_test_add_func ("/ow/oauth/callback-route", test_callback_route);
   g_test_add_func ("/ow/oauth/no-secrets-in-logs", test_no_secrets_in_logs);
   rc = g_test_run ();
 
