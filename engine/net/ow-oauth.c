@@ -1,129 +1,48 @@
-/* ow-oauth.c: discovery, registration, PKCE sign-in and token refresh.
+/* ow-oauth.c: finding the authorization server and signing in.
  *
  * The flows are chains of HTTP exchanges on the GLib main loop, each a
  * GTask whose state struct walks a list of steps:
  *
- *   Discover   PRM candidates → AS metadata candidates → Discovery
+ *   Discover   PRM candidates → AS metadata candidates → OwOAuthDiscovery
  *   Begin      Discover → client (set / CIMD / stored DCR / new DCR) →
- *              Pending + authorization URL
- *   Complete   Pending → state and iss checks → token request → store →
- *              "signed-in"
- *   Token      cache → store (list + lookup) → refresh when expired →
- *              store → token
+ *              OwOAuthPending + authorization URL
+ *   Complete   OwOAuthPending → state and iss checks → token request →
+ *              store → "signed-in"
  *
- * A refresh for one resource runs once at a time: callers that ask while
- * one is in flight wait for its answer, because a rotated refresh token
- * may be used only once and a second refresh with the old one would read
- * as a revocation. Every token, secret, code and verifier is registered
- * with the redaction module as soon as we hold it.
+ * What a sign-in earns is kept and refreshed by ow-oauth-token.c. Every
+ * token, secret, code and verifier is registered with the redaction
+ * module as soon as we hold it.
  */
 #define G_LOG_DOMAIN "ow-oauth"
 
-#include "net/ow-oauth.h"
+#include "net/ow-oauth-private.h"
 
 #include <string.h>
 
-#include "net/ow-oauth-parse.h"
 #include "ow-error.h"
 #include "ow-json.h"
 #include "ow-redact.h"
 
-/* Pending sign-ins kept at once; the oldest goes first. */
-#define MAX_PENDING 16
-/* An access token this close to its expiry counts as expired. */
-#define EXPIRY_MARGIN_SECONDS 30
-/* Metadata and token answers are small. */
-#define MAX_ANSWER (1024 * 1024)
-
-/* ---- Types -------------------------------------------------------------- */
-
-/* What discovery found for one resource. */
-typedef struct {
-  char                  *resource;   /* canonical */
-  char                  *issuer;
-  OwOAuthServerMetadata *as;
-  char                  *scope;      /* what to ask for, or NULL */
-} Discovery;
-
-/* A client registered with a server. */
-typedef struct {
-  char *client_id;
-  char *client_secret;  /* NULL: a public client */
-} Client;
-
-/* A sign-in waiting for its redirect. */
-typedef struct {
-  char     *state;
-  char     *verifier;
-  char     *resource;
-  char     *issuer;
-  char     *token_endpoint;
-  char     *redirect_uri;
-  char     *scope;
-  char    **auth_methods;
-  Client    client;
-  gboolean  iss_required;
-  gint64    created;         /* monotonic, for dropping the oldest */
-} Pending;
-
-/* A stored credential (one secret: the whole JSON, so a rotation is one
- * atomic write). */
-typedef struct {
-  char    *name;             /* the secret's name: "<issuer> <resource>" */
-  char    *issuer;
-  char    *resource;
-  char    *token_endpoint;
-  char    *auth_method;      /* "none", "client_secret_basic", "client_secret_post" */
-  Client   client;
-  char    *access_token;
-  char    *refresh_token;
-  char    *scope;
-  gint64   expires_at;       /* unix seconds; 0 = not said */
-} Credential;
-
-struct _OwOAuth
-{
-  GObject        parent_instance;
-
-  /* owned */
-  OwHttpClient  *http;
-  OwSecretStore *secrets;
-  char          *redirect_uri;
-  char          *client_metadata_url;
-  GHashTable    *clients;       /* canonical resource → Client* (set by hand) */
-  GHashTable    *discoveries;   /* canonical resource → Discovery* */
-  GHashTable    *pending;       /* state → Pending* */
-  GHashTable    *creds;         /* canonical resource → Credential* (cache) */
-  GHashTable    *refreshing;    /* canonical resource → GPtrArray of GTask* waiting */
-  GHashTable    *step_ups;      /* canonical resource → count (GUINT_TO_POINTER) */
-};
-
-enum {
-  SIGNAL_SIGNED_IN,
-  SIGNAL_SIGN_IN_REQUIRED,
-  N_SIGNALS
-};
-
-static guint signals[N_SIGNALS];
+guint ow_oauth_signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (OwOAuth, ow_oauth, G_TYPE_OBJECT)
 
-static void
-client_clear (Client *c)
+void
+ow_oauth_client_clear (OwOAuthClient *c)
 {
   g_clear_pointer (&c->client_id, g_free);
   g_clear_pointer (&c->client_secret, ow_secret_free);
 }
 
 static void
-client_free (Client *c)
+client_free (OwOAuthClient *c)
 {
-  client_clear (c);
+  ow_oauth_client_clear (c);
   g_free (c);
 }
 
 static void
-discovery_free (Discovery *d)
+discovery_free (OwOAuthDiscovery *d)
 {
   g_free (d->resource);
   g_free (d->issuer);
@@ -133,7 +52,7 @@ discovery_free (Discovery *d)
 }
 
 static void
-pending_free (Pending *p)
+pending_free (OwOAuthPending *p)
 {
   g_free (p->state);
   g_clear_pointer (&p->verifier, ow_secret_free);
@@ -143,12 +62,12 @@ pending_free (Pending *p)
   g_free (p->redirect_uri);
   g_free (p->scope);
   g_strfreev (p->auth_methods);
-  client_clear (&p->client);
+  ow_oauth_client_clear (&p->client);
   g_free (p);
 }
 
-static void
-credential_free (Credential *c)
+void
+ow_oauth_credential_free (OwOAuthCredential *c)
 {
   if (c == NULL)
     return;
@@ -157,13 +76,12 @@ credential_free (Credential *c)
   g_free (c->resource);
   g_free (c->token_endpoint);
   g_free (c->auth_method);
-  client_clear (&c->client);
+  ow_oauth_client_clear (&c->client);
   g_clear_pointer (&c->access_token, ow_secret_free);
   g_clear_pointer (&c->refresh_token, ow_secret_free);
   g_free (c->scope);
   g_free (c);
 }
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (Credential, credential_free)
 
 static void
 ow_oauth_finalize (GObject *object)
@@ -194,7 +112,7 @@ ow_oauth_class_init (OwOAuthClass *klass)
    *
    * A sign-in completed; sessions using @resource pick up the new token.
    */
-  signals[SIGNAL_SIGNED_IN] =
+  ow_oauth_signals[SIGNAL_SIGNED_IN] =
     g_signal_new ("signed-in", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING);
   /**
@@ -204,7 +122,7 @@ ow_oauth_class_init (OwOAuthClass *klass)
    * The server revoked the credential of @resource (invalid_grant on
    * refresh); it was deleted. Emitted once per revocation.
    */
-  signals[SIGNAL_SIGN_IN_REQUIRED] =
+  ow_oauth_signals[SIGNAL_SIGN_IN_REQUIRED] =
     g_signal_new ("sign-in-required", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING);
 }
@@ -215,7 +133,7 @@ ow_oauth_init (OwOAuth *self)
   self->clients = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) client_free);
   self->discoveries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) discovery_free);
   self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) pending_free);
-  self->creds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) credential_free);
+  self->creds = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) ow_oauth_credential_free);
   self->refreshing = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_ptr_array_unref);
   self->step_ups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
@@ -263,11 +181,11 @@ ow_oauth_set_client (OwOAuth    *self,
                      const char *client_secret)
 {
   g_autofree char *resource = ow_oauth_canonical_resource (resource_url);
-  Client *c;
+  OwOAuthClient *c;
 
   g_return_if_fail (OW_IS_OAUTH (self));
   g_return_if_fail (resource != NULL && client_id != NULL);
-  c = g_new0 (Client, 1);
+  c = g_new0 (OwOAuthClient, 1);
   c->client_id = g_strdup (client_id);
   if (client_secret != NULL && *client_secret != '\0')
     {
@@ -372,8 +290,8 @@ s256_challenge (const char *verifier)
   return g_string_free (s, FALSE);
 }
 
-static void
-form_add (GString *form, const char *name, const char *value)
+void
+ow_oauth_form_add (GString *form, const char *name, const char *value)
 {
   g_autofree char *v = NULL;
 
@@ -387,8 +305,8 @@ form_add (GString *form, const char *name, const char *value)
   g_string_append (form, v);
 }
 
-static gboolean
-strv_has (char **v, const char *s)
+gboolean
+ow_oauth_strv_has (char **v, const char *s)
 {
   return v != NULL && g_strv_contains ((const char *const *) v, s);
 }
@@ -416,8 +334,8 @@ trimmed_path (GUri *uri)
 
 /* A text from a server, fit to go into an error message: short, one line,
  * printable, redacted. */
-static char *
-outside_text (const char *text)
+char *
+ow_oauth_outside_text (const char *text)
 {
   g_autofree char *valid = NULL;
   GString *s;
@@ -440,8 +358,8 @@ outside_text (const char *text)
   }
 }
 
-static OwHttpRequest *
-new_request (const char *method, const char *url)
+OwHttpRequest *
+ow_oauth_new_request (const char *method, const char *url)
 {
   OwHttpRequest *req = ow_http_request_new (method, url);
 
@@ -454,7 +372,7 @@ new_request (const char *method, const char *url)
 /* Adds the client's authentication to a token request: HTTP Basic
  * (RFC 6749 §2.3.1, form-encoded id and secret) or the body. */
 static void
-add_client_auth (OwHttpRequest *req, GString *form, const char *method, const Client *client)
+add_client_auth (OwHttpRequest *req, GString *form, const char *method, const OwOAuthClient *client)
 {
   if (g_strcmp0 (method, "client_secret_basic") == 0 && client->client_secret != NULL)
     {
@@ -469,148 +387,35 @@ add_client_auth (OwHttpRequest *req, GString *form, const char *method, const Cl
       memset (pair, 0, strlen (pair));
       return;
     }
-  form_add (form, "client_id", client->client_id);
+  ow_oauth_form_add (form, "client_id", client->client_id);
   if (g_strcmp0 (method, "client_secret_post") == 0)
-    form_add (form, "client_secret", client->client_secret);
+    ow_oauth_form_add (form, "client_secret", client->client_secret);
 }
 
 /* How the client authenticates at the token endpoint (RFC 8414 §2: the
  * default list is client_secret_basic alone). */
 static char *
-choose_auth_method (const Client *client, char **supported)
+choose_auth_method (const OwOAuthClient *client, char **supported)
 {
   if (client->client_secret == NULL)
     return g_strdup ("none");
-  if (supported == NULL || strv_has (supported, "client_secret_basic"))
+  if (supported == NULL || ow_oauth_strv_has (supported, "client_secret_basic"))
     return g_strdup ("client_secret_basic");
-  if (strv_has (supported, "client_secret_post"))
+  if (ow_oauth_strv_has (supported, "client_secret_post"))
     return g_strdup ("client_secret_post");
   return g_strdup ("client_secret_basic");
 }
 
-static OwHttpRequest *
-token_request (const char *endpoint, GString *form, const char *auth_method, const Client *client)
+OwHttpRequest *
+ow_oauth_token_request (const char *endpoint, GString *form, const char *auth_method, const OwOAuthClient *client)
 {
-  OwHttpRequest *req = new_request ("POST", endpoint);
+  OwHttpRequest *req = ow_oauth_new_request ("POST", endpoint);
   g_autoptr(GBytes) body = NULL;
 
   add_client_auth (req, form, auth_method, client);
   body = g_bytes_new (form->str, form->len);
   ow_http_request_set_body (req, body, "application/x-www-form-urlencoded");
   return req;
-}
-
-/* ---- Credentials as JSON ------------------------------------------------ */
-
-static char *
-credential_name (const char *issuer, const char *resource)
-{
-  char *name = g_strconcat (issuer, " ", resource, NULL);
-
-  if (strlen (name) <= 256)
-    return name;
-  /* Too long for a secret's name: the hash of both stands in. */
-  {
-    char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, name, -1);
-    g_free (name);
-    return sum;
-  }
-}
-
-static char *
-credential_to_json (const Credential *c)
-{
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonNode) root = NULL;
-
-  json_builder_begin_object (b);
-#define PUT(k, v) if ((v) != NULL) { json_builder_set_member_name (b, k); json_builder_add_string_value (b, v); }
-  PUT ("issuer", c->issuer);
-  PUT ("resource", c->resource);
-  PUT ("token_endpoint", c->token_endpoint);
-  PUT ("auth_method", c->auth_method);
-  PUT ("client_id", c->client.client_id);
-  PUT ("client_secret", c->client.client_secret);
-  PUT ("access_token", c->access_token);
-  PUT ("refresh_token", c->refresh_token);
-  PUT ("scope", c->scope);
-#undef PUT
-  json_builder_set_member_name (b, "expires_at");
-  json_builder_add_int_value (b, c->expires_at);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  return ow_json_to_string (root);
-}
-
-static Credential *
-credential_from_json (const char *name, const char *text)
-{
-  g_autoptr(JsonObject) obj = ow_json_object_from_string (text, -1, NULL);
-  Credential *c;
-
-  if (obj == NULL || ow_json_get_string (obj, "access_token") == NULL
-      || ow_json_get_string (obj, "token_endpoint") == NULL || ow_json_get_string (obj, "client_id") == NULL)
-    return NULL;
-  c = g_new0 (Credential, 1);
-  c->name = g_strdup (name);
-  c->issuer = g_strdup (ow_json_get_string (obj, "issuer"));
-  c->resource = g_strdup (ow_json_get_string (obj, "resource"));
-  c->token_endpoint = g_strdup (ow_json_get_string (obj, "token_endpoint"));
-  c->auth_method = g_strdup (ow_json_get_string (obj, "auth_method"));
-  c->client.client_id = g_strdup (ow_json_get_string (obj, "client_id"));
-  c->client.client_secret = g_strdup (ow_json_get_string (obj, "client_secret"));
-  c->access_token = g_strdup (ow_json_get_string (obj, "access_token"));
-  c->refresh_token = g_strdup (ow_json_get_string (obj, "refresh_token"));
-  c->scope = g_strdup (ow_json_get_string (obj, "scope"));
-  c->expires_at = ow_json_get_int (obj, "expires_at", 0);
-  return c;
-}
-
-static gboolean
-credential_fresh (const Credential *c)
-{
-  return c->expires_at == 0 || g_get_real_time () / G_USEC_PER_SEC < c->expires_at - EXPIRY_MARGIN_SECONDS;
-}
-
-/* Builds the credential a token answer makes. @old supplies what a
- * refresh answer may leave out (the refresh token when not rotated, the
- * scope). */
-static Credential *
-credential_from_answer (const OwOAuthTokenResponse *tr,
-                        const char                 *issuer,
-                        const char                 *resource,
-                        const char                 *token_endpoint,
-                        const char                 *auth_method,
-                        const Client               *client,
-                        const char                 *asked_scope,
-                        const Credential           *old)
-{
-  Credential *c = g_new0 (Credential, 1);
-
-  c->issuer = g_strdup (issuer);
-  c->resource = g_strdup (resource);
-  c->name = credential_name (issuer, resource);
-  c->token_endpoint = g_strdup (token_endpoint);
-  c->auth_method = g_strdup (auth_method);
-  c->client.client_id = g_strdup (client->client_id);
-  c->client.client_secret = g_strdup (client->client_secret);
-  c->access_token = g_strdup (tr->access_token);
-  if (tr->refresh_token != NULL)
-    c->refresh_token = g_strdup (tr->refresh_token);
-  else if (old != NULL)
-    c->refresh_token = g_strdup (old->refresh_token);
-  c->scope = g_strdup (tr->scope != NULL ? tr->scope : asked_scope != NULL ? asked_scope
-                       : old != NULL ? old->scope : NULL);
-  c->expires_at = tr->expires_in > 0 ? g_get_real_time () / G_USEC_PER_SEC + tr->expires_in : 0;
-  return c;
-}
-
-static char *
-credential_label (const Credential *c)
-{
-  g_autoptr(GUri) uri = g_uri_parse (c->resource, G_URI_FLAGS_NONE, NULL);
-
-  return g_strdup_printf ("OpenWorker: sign-in to %s", uri != NULL ? g_uri_get_host (uri) : c->resource);
 }
 
 /* ---- Fetching the first of several URLs --------------------------------- */
@@ -661,7 +466,7 @@ out:
 static void
 fetch_next (OwOAuth *self, Fetch *f)
 {
-  g_autoptr(OwHttpRequest) req = new_request ("GET", g_ptr_array_index (f->urls, f->next));
+  g_autoptr(OwHttpRequest) req = ow_oauth_new_request ("GET", g_ptr_array_index (f->urls, f->next));
 
   f->next++;
   ow_http_client_send_async (self->http, req, NULL, NULL, NULL, g_task_get_cancellable (f->task),
@@ -681,7 +486,7 @@ fetch_first (OwOAuth *self, GTask *task, GPtrArray *urls, FetchDone done)
   fetch_next (self, f);
 }
 
-/* ---- Discovery ---------------------------------------------------------- */
+/* ---- OwOAuthDiscovery ---------------------------------------------------------- */
 
 typedef struct {
   char                    *resource;     /* canonical */
@@ -762,7 +567,7 @@ on_as_fetched (GTask *task, const char *url, GBytes *body, GError *error)
   DiscoverData *d = g_task_get_task_data (task);
   g_autoptr(GError) parse_error = NULL;
   g_autoptr(OwOAuthServerMetadata) as = NULL;
-  Discovery *disc;
+  OwOAuthDiscovery *disc;
   const char *data;
   gsize len;
 
@@ -774,7 +579,7 @@ on_as_fetched (GTask *task, const char *url, GBytes *body, GError *error)
     }
   if (body == NULL)
     {
-      g_autofree char *iss = outside_text (d->issuer);
+      g_autofree char *iss = ow_oauth_outside_text (d->issuer);
       g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_DISCOVERY,
                                "The authorization server %s publishes no metadata (RFC 8414 or OpenID "
                                "Connect discovery); OpenWorker cannot sign in to it.", iss);
@@ -793,7 +598,7 @@ on_as_fetched (GTask *task, const char *url, GBytes *body, GError *error)
     }
   if (!same_issuer (as->issuer, d->issuer))
     {
-      g_autofree char *named = outside_text (as->issuer);
+      g_autofree char *named = ow_oauth_outside_text (as->issuer);
       g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_ISSUER,
                                "The authorization server's metadata names issuer %s, not %s as the "
                                "resource said; the sign-in was stopped.", named, d->issuer);
@@ -801,7 +606,7 @@ on_as_fetched (GTask *task, const char *url, GBytes *body, GError *error)
       return;
     }
 
-  disc = g_new0 (Discovery, 1);
+  disc = g_new0 (OwOAuthDiscovery, 1);
   disc->resource = g_strdup (d->resource);
   disc->issuer = g_strdup (d->issuer);
   disc->as = g_steal_pointer (&as);
@@ -853,7 +658,7 @@ on_prm_fetched (GTask *task, const char *url, GBytes *body, GError *error)
   named = ow_oauth_canonical_resource (d->prm->resource);
   if (g_strcmp0 (named, d->resource) != 0)
     {
-      g_autofree char *shown = outside_text (d->prm->resource);
+      g_autofree char *shown = ow_oauth_outside_text (d->prm->resource);
       g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_DISCOVERY,
                                "The resource metadata is for %s, not %s; the sign-in was stopped.", shown,
                                d->resource);
@@ -906,7 +711,7 @@ typedef struct {
   char   *resource;
   char   *www_authenticate;
   char   *extra_scope;     /* a step-up's scope, joined with the first */
-  Client  client;
+  OwOAuthClient  client;
   char   *client_name;     /* the stored registration's secret name */
 } BeginData;
 
@@ -916,7 +721,7 @@ begin_data_free (BeginData *b)
   g_free (b->resource);
   g_free (b->www_authenticate);
   g_free (b->extra_scope);
-  client_clear (&b->client);
+  ow_oauth_client_clear (&b->client);
   g_free (b->client_name);
   g_free (b);
 }
@@ -946,7 +751,7 @@ static void
 drop_oldest_pending (OwOAuth *self)
 {
   GHashTableIter it;
-  Pending *p, *oldest = NULL;
+  OwOAuthPending *p, *oldest = NULL;
 
   g_hash_table_iter_init (&it, self->pending);
   while (g_hash_table_iter_next (&it, NULL, (gpointer *) &p))
@@ -962,8 +767,8 @@ begin_finish_url (GTask *task)
 {
   OwOAuth *self = g_task_get_source_object (task);
   BeginData *b = g_task_get_task_data (task);
-  Discovery *disc = g_hash_table_lookup (self->discoveries, b->resource);
-  Pending *p = g_new0 (Pending, 1);
+  OwOAuthDiscovery *disc = g_hash_table_lookup (self->discoveries, b->resource);
+  OwOAuthPending *p = g_new0 (OwOAuthPending, 1);
   g_autofree char *challenge = NULL;
   GString *url;
 
@@ -986,14 +791,14 @@ begin_finish_url (GTask *task)
   g_string_append_c (url, strchr (url->str, '?') != NULL ? '&' : '?');
   {
     GString *q = g_string_new (NULL);
-    form_add (q, "response_type", "code");
-    form_add (q, "client_id", p->client.client_id);
-    form_add (q, "redirect_uri", p->redirect_uri);
-    form_add (q, "code_challenge", challenge);
-    form_add (q, "code_challenge_method", "S256");
-    form_add (q, "state", p->state);
-    form_add (q, "resource", p->resource);
-    form_add (q, "scope", p->scope);
+    ow_oauth_form_add (q, "response_type", "code");
+    ow_oauth_form_add (q, "client_id", p->client.client_id);
+    ow_oauth_form_add (q, "redirect_uri", p->redirect_uri);
+    ow_oauth_form_add (q, "code_challenge", challenge);
+    ow_oauth_form_add (q, "code_challenge_method", "S256");
+    ow_oauth_form_add (q, "state", p->state);
+    ow_oauth_form_add (q, "resource", p->resource);
+    ow_oauth_form_add (q, "scope", p->scope);
     g_string_append (url, q->str);
     g_string_free (q, TRUE);
   }
@@ -1076,7 +881,7 @@ register_client (GTask *task)
 {
   OwOAuth *self = g_task_get_source_object (task);
   BeginData *b = g_task_get_task_data (task);
-  Discovery *disc = g_hash_table_lookup (self->discoveries, b->resource);
+  OwOAuthDiscovery *disc = g_hash_table_lookup (self->discoveries, b->resource);
   g_autoptr(JsonBuilder) jb = json_builder_new ();
   g_autoptr(JsonNode) root = NULL;
   g_autofree char *json = NULL;
@@ -1108,7 +913,7 @@ register_client (GTask *task)
   root = json_builder_get_root (jb);
   json = ow_json_to_string (root);
 
-  req = new_request ("POST", disc->as->registration_endpoint);
+  req = ow_oauth_new_request ("POST", disc->as->registration_endpoint);
   body = g_bytes_new (json, strlen (json));
   ow_http_request_set_body (req, body, "application/json");
   ow_http_client_send_async (self->http, req, NULL, NULL, NULL, g_task_get_cancellable (task),
@@ -1153,8 +958,8 @@ on_begin_discovered_cb (GObject *source, GAsyncResult *result, gpointer user_dat
   BeginData *b = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
   g_autofree char *issuer = ow_oauth_discover_finish (self, result, &error);
-  Discovery *disc;
-  Client *set;
+  OwOAuthDiscovery *disc;
+  OwOAuthClient *set;
 
   if (issuer == NULL)
     {
@@ -1165,7 +970,7 @@ on_begin_discovered_cb (GObject *source, GAsyncResult *result, gpointer user_dat
   disc = g_hash_table_lookup (self->discoveries, b->resource);
   /* PKCE S256 or nothing: the MCP spec has clients refuse a server that
    * does not say it supports it (absent metadata means no PKCE). */
-  if (!strv_has (disc->as->code_challenge_methods_supported, "S256"))
+  if (!ow_oauth_strv_has (disc->as->code_challenge_methods_supported, "S256"))
     {
       g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_UNSUPPORTED,
                                "The authorization server %s does not support PKCE with S256, which a safe "
@@ -1197,7 +1002,7 @@ on_begin_discovered_cb (GObject *source, GAsyncResult *result, gpointer user_dat
     }
   if (disc->as->registration_endpoint != NULL)
     {
-      b->client_name = credential_name (disc->issuer, self->redirect_uri);
+      b->client_name = ow_oauth_credential_name (disc->issuer, self->redirect_uri);
       ow_secret_store_lookup_async (self->secrets, OW_SECRET_KIND_OAUTH_CLIENT, b->client_name,
                                     g_task_get_cancellable (task), on_stored_client_cb, task);
       return;
@@ -1241,7 +1046,7 @@ ow_oauth_begin_sign_in_async (OwOAuth             *self,
   if (challenge != NULL && g_strcmp0 (challenge->error, "insufficient_scope") == 0)
     {
       guint n = GPOINTER_TO_UINT (g_hash_table_lookup (self->step_ups, b->resource));
-      Discovery *disc = g_hash_table_lookup (self->discoveries, b->resource);
+      OwOAuthDiscovery *disc = g_hash_table_lookup (self->discoveries, b->resource);
 
       if (n >= OW_OAUTH_MAX_STEP_UPS)
         {
@@ -1274,25 +1079,12 @@ ow_oauth_is_pending (OwOAuth *self, const char *state)
   return state != NULL && g_hash_table_contains (self->pending, state);
 }
 
-/* ---- Storing a credential ----------------------------------------------- */
-
-static void
-store_credential_async (OwOAuth *self, Credential *cred, GCancellable *cancellable, GAsyncReadyCallback cb,
-                        gpointer user_data)
-{
-  g_autoptr(OwSecretText) json = credential_to_json (cred);
-  g_autofree char *label = credential_label (cred);
-
-  ow_secret_store_store_async (self->secrets, OW_SECRET_KIND_OAUTH, cred->name, label, json, cancellable, cb,
-                               user_data);
-}
-
 /* ---- Completing a sign-in ----------------------------------------------- */
 
 typedef struct {
-  Pending    *pending;
+  OwOAuthPending    *pending;
   char       *auth_method;
-  Credential *cred;
+  OwOAuthCredential *cred;
 } CompleteData;
 
 static void
@@ -1300,7 +1092,7 @@ complete_data_free (CompleteData *c)
 {
   g_clear_pointer (&c->pending, pending_free);
   g_free (c->auth_method);
-  credential_free (c->cred);
+  ow_oauth_credential_free (c->cred);
   g_free (c);
 }
 
@@ -1322,18 +1114,18 @@ on_complete_stored_cb (GObject *source, GAsyncResult *result, gpointer user_data
     }
   resource = g_strdup (c->cred->resource);
   g_hash_table_replace (self->creds, g_strdup (resource), g_steal_pointer (&c->cred));
-  g_signal_emit (self, signals[SIGNAL_SIGNED_IN], 0, resource);
+  g_signal_emit (self, ow_oauth_signals[SIGNAL_SIGNED_IN], 0, resource);
   g_task_return_pointer (task, resource, g_free);
   g_object_unref (task);
 }
 
 /* A token endpoint's refusal as a sentence (error codes are RFC 6749 §5.2
  * tokens; the description is the server's and is shortened). */
-static char *
-token_refusal (const OwOAuthTokenResponse *tr, guint status)
+char *
+ow_oauth_token_refusal (const OwOAuthTokenResponse *tr, guint status)
 {
-  g_autofree char *code = outside_text (tr != NULL ? tr->error : NULL);
-  g_autofree char *desc = outside_text (tr != NULL ? tr->error_description : NULL);
+  g_autofree char *code = ow_oauth_outside_text (tr != NULL ? tr->error : NULL);
+  g_autofree char *desc = ow_oauth_outside_text (tr != NULL ? tr->error_description : NULL);
 
   if (*code == '\0')
     return g_strdup_printf ("HTTP %u", status);
@@ -1348,7 +1140,7 @@ on_code_redeemed_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   GTask *task = user_data;
   OwOAuth *self = g_task_get_source_object (task);
   CompleteData *c = g_task_get_task_data (task);
-  Pending *p = c->pending;
+  OwOAuthPending *p = c->pending;
   g_autoptr(GError) error = NULL;
   g_autoptr(OwHttpResponse) resp = ow_http_client_send_finish (OW_HTTP_CLIENT (source), result, &error);
   g_autoptr(OwOAuthTokenResponse) tr = NULL;
@@ -1373,16 +1165,16 @@ on_code_redeemed_cb (GObject *source, GAsyncResult *result, gpointer user_data)
     }
   if (status != 200 || tr == NULL || tr->access_token == NULL)
     {
-      g_autofree char *why = token_refusal (tr, status);
+      g_autofree char *why = ow_oauth_token_refusal (tr, status);
       g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_DENIED,
                                "The authorization server did not accept the sign-in (%s). Try signing in "
                                "again.", why);
       g_object_unref (task);
       return;
     }
-  c->cred = credential_from_answer (tr, p->issuer, p->resource, p->token_endpoint, c->auth_method, &p->client,
+  c->cred = ow_oauth_credential_from_answer (tr, p->issuer, p->resource, p->token_endpoint, c->auth_method, &p->client,
                                     p->scope, NULL);
-  store_credential_async (self, c->cred, g_task_get_cancellable (task), on_complete_stored_cb, task);
+  ow_oauth_store_credential_async (self, c->cred, g_task_get_cancellable (task), on_complete_stored_cb, task);
 }
 
 void
@@ -1397,7 +1189,7 @@ ow_oauth_complete_async (OwOAuth             *self,
 {
   GTask *task;
   CompleteData *c;
-  Pending *p;
+  OwOAuthPending *p;
   GString *form;
   g_autoptr(OwHttpRequest) req = NULL;
 
@@ -1432,7 +1224,7 @@ ow_oauth_complete_async (OwOAuth             *self,
     }
   if (error_code != NULL || code == NULL || *code == '\0')
     {
-      g_autofree char *shown = outside_text (error_code != NULL ? error_code : "no code");
+      g_autofree char *shown = ow_oauth_outside_text (error_code != NULL ? error_code : "no code");
       g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_DENIED,
                                "The sign-in to %s was not completed (%s).", p->resource, shown);
       g_object_unref (task);
@@ -1441,12 +1233,12 @@ ow_oauth_complete_async (OwOAuth             *self,
 
   c->auth_method = choose_auth_method (&p->client, p->auth_methods);
   form = g_string_new (NULL);
-  form_add (form, "grant_type", "authorization_code");
-  form_add (form, "code", code);
-  form_add (form, "redirect_uri", p->redirect_uri);
-  form_add (form, "code_verifier", p->verifier);
-  form_add (form, "resource", p->resource);
-  req = token_request (p->token_endpoint, form, c->auth_method, &p->client);
+  ow_oauth_form_add (form, "grant_type", "authorization_code");
+  ow_oauth_form_add (form, "code", code);
+  ow_oauth_form_add (form, "redirect_uri", p->redirect_uri);
+  ow_oauth_form_add (form, "code_verifier", p->verifier);
+  ow_oauth_form_add (form, "resource", p->resource);
+  req = ow_oauth_token_request (p->token_endpoint, form, c->auth_method, &p->client);
   memset (form->str, 0, form->len);
   g_string_free (form, TRUE);
   ow_http_client_send_async (self->http, req, NULL, NULL, NULL, cancellable, on_code_redeemed_cb, task);
@@ -1457,398 +1249,4 @@ ow_oauth_complete_finish (OwOAuth *self, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-/* ---- Access tokens and refresh ------------------------------------------ */
-
-typedef struct {
-  char *resource;
-  char *name;       /* the stored credential's name, once found */
-} TokenData;
-
-static void
-token_data_free (TokenData *t)
-{
-  g_free (t->resource);
-  g_free (t->name);
-  g_free (t);
-}
-
-static void token_step (GTask *task);
-
-static void
-return_sign_in_required (GTask *task, const char *resource)
-{
-  g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_SIGN_IN_REQUIRED,
-                           "OpenWorker is not signed in to %s; sign in again.", resource);
-  g_object_unref (task);
-}
-
-/* Finishes every caller waiting on @resource's refresh. */
-static void
-finish_waiters (OwOAuth *self, const char *resource, const GError *error)
-{
-  GPtrArray *waiting = NULL;
-  g_autofree char *key = NULL;
-
-  if (!g_hash_table_steal_extended (self->refreshing, resource, (gpointer *) &key, (gpointer *) &waiting))
-    return;
-  for (guint i = 0; i < waiting->len; i++)
-    {
-      GTask *t = g_ptr_array_index (waiting, i);
-      Credential *cred = g_hash_table_lookup (self->creds, resource);
-
-      if (error != NULL)
-        g_task_return_error (t, g_error_copy (error));
-      else if (cred != NULL)
-        g_task_return_pointer (t, g_strdup (cred->access_token), (GDestroyNotify) ow_secret_free);
-      else
-        {
-          return_sign_in_required (t, resource);
-          continue;
-        }
-      g_object_unref (t);
-    }
-  g_ptr_array_unref (waiting);
-}
-
-typedef struct {
-  char       *resource;
-  Credential *cred;      /* the new one */
-} RefreshData;
-
-static void
-refresh_data_free (RefreshData *r)
-{
-  g_free (r->resource);
-  credential_free (r->cred);
-  g_free (r);
-}
-
-static void
-on_revoked_deleted_cb (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;
-  OwOAuth *self = g_task_get_source_object (task);
-  RefreshData *r = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GError) e = NULL;
-
-  if (!ow_secret_store_delete_finish (OW_SECRET_STORE (source), result, &error))
-    g_debug ("the revoked credential could not be deleted: %s", error->message);
-  /* The waiters hear of it once the keyring no longer holds it, so a
-   * caller asking again cannot load the revoked credential back. */
-  e = g_error_new (OW_OAUTH_ERROR, OW_OAUTH_ERROR_SIGN_IN_REQUIRED,
-                   "The sign-in to %s has expired or was revoked; sign in again.", r->resource);
-  finish_waiters (self, r->resource, e);
-  g_task_return_boolean (task, FALSE);
-  g_object_unref (task);
-}
-
-static void
-on_refresh_stored_cb (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;   /* owns a ref on self; data RefreshData */
-  OwOAuth *self = g_task_get_source_object (task);
-  RefreshData *r = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-
-  /* The rotated refresh token is kept before anyone gets the access token:
-   * a crash now must not leave only the used-up one in the store. */
-  if (!ow_secret_store_store_finish (OW_SECRET_STORE (source), result, &error))
-    {
-      g_autoptr(GError) e = g_error_new (OW_OAUTH_ERROR, OW_OAUTH_ERROR_FAILED,
-                                         "The refreshed token for %s could not be saved: %s", r->resource,
-                                         error->message);
-      /* The old refresh token is used up; keep the new pair in memory so
-       * this process goes on working, and say that it could not be kept. */
-      g_hash_table_replace (self->creds, g_strdup (r->resource), g_steal_pointer (&r->cred));
-      finish_waiters (self, r->resource, e);
-    }
-  else
-    {
-      g_hash_table_replace (self->creds, g_strdup (r->resource), g_steal_pointer (&r->cred));
-      finish_waiters (self, r->resource, NULL);
-    }
-  g_task_return_boolean (task, TRUE);
-  g_object_unref (task);
-}
-
-static void
-on_refreshed_cb (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;
-  OwOAuth *self = g_task_get_source_object (task);
-  RefreshData *r = g_task_get_task_data (task);
-  Credential *old = g_hash_table_lookup (self->creds, r->resource);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(OwHttpResponse) resp = ow_http_client_send_finish (OW_HTTP_CLIENT (source), result, &error);
-  g_autoptr(OwOAuthTokenResponse) tr = NULL;
-  const char *data;
-  gsize len;
-  guint status;
-
-  if (resp == NULL)
-    {
-      finish_waiters (self, r->resource, error);
-      g_task_return_boolean (task, FALSE);
-      g_object_unref (task);
-      return;
-    }
-  status = ow_http_response_get_status (resp);
-  data = g_bytes_get_data (ow_http_response_get_body (resp), &len);
-  tr = ow_oauth_token_response_parse (data, (gssize) len, NULL);
-  if (tr != NULL && tr->access_token != NULL)
-    {
-      ow_redact_register_secret (tr->access_token);
-      if (tr->refresh_token != NULL)
-        ow_redact_register_secret (tr->refresh_token);
-    }
-  if (status == 200 && tr != NULL && tr->access_token != NULL && old != NULL)
-    {
-      r->cred = credential_from_answer (tr, old->issuer, old->resource, old->token_endpoint, old->auth_method,
-                                        &old->client, NULL, old);
-      store_credential_async (self, r->cred, NULL, on_refresh_stored_cb, task);
-      return;
-    }
-  if (tr != NULL && g_strcmp0 (tr->error, "invalid_grant") == 0 && old != NULL)
-    {
-      /* Revoked or expired for good: forget it, and say so once. */
-      g_autofree char *name = g_strdup (old->name);
-
-      g_hash_table_remove (self->creds, r->resource);
-      g_signal_emit (self, signals[SIGNAL_SIGN_IN_REQUIRED], 0, r->resource);
-      ow_secret_store_delete_async (self->secrets, OW_SECRET_KIND_OAUTH, name, NULL, on_revoked_deleted_cb, task);
-      return;
-    }
-  else
-    {
-      g_autofree char *why = token_refusal (tr, status);
-      g_autoptr(GError) e = g_error_new (OW_OAUTH_ERROR, OW_OAUTH_ERROR_FAILED,
-                                         "Refreshing the sign-in to %s failed (%s); try again later.",
-                                         r->resource, why);
-      finish_waiters (self, r->resource, e);
-    }
-  g_task_return_boolean (task, FALSE);
-  g_object_unref (task);
-}
-
-static void
-send_refresh (OwOAuth *self, GTask *task, Credential *cred)
-{
-  GString *form = g_string_new (NULL);
-  g_autoptr(OwHttpRequest) req = NULL;
-
-  form_add (form, "grant_type", "refresh_token");
-  form_add (form, "refresh_token", cred->refresh_token);
-  form_add (form, "resource", cred->resource);
-  req = token_request (cred->token_endpoint, form, cred->auth_method, &cred->client);
-  memset (form->str, 0, form->len);
-  g_string_free (form, TRUE);
-  /* A refresh finishes for every waiter: one caller's cancel must not
-   * lose the rotated token the others need. */
-  ow_http_client_send_async (self->http, req, NULL, NULL, NULL, NULL, on_refreshed_cb, task);
-}
-
-/* Before refreshing, the stored credential is read again: another process
- * (the desktop app and `openworker run` share the keyring) may have
- * rotated the refresh token since this one cached it, and using the old
- * one would read as a revocation. */
-static void
-on_refresh_reread_cb (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;
-  OwOAuth *self = g_task_get_source_object (task);
-  RefreshData *r = g_task_get_task_data (task);
-  Credential *cached = g_hash_table_lookup (self->creds, r->resource);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(OwSecretText) json = ow_secret_store_lookup_finish (OW_SECRET_STORE (source), result, &error);
-  Credential *now = json != NULL && cached != NULL ? credential_from_json (cached->name, json) : NULL;
-
-  if (cached == NULL)
-    {
-      finish_waiters (self, r->resource, NULL);
-      g_task_return_boolean (task, FALSE);
-      g_object_unref (task);
-      return;
-    }
-  if (now != NULL && g_strcmp0 (now->refresh_token, cached->refresh_token) != 0)
-    {
-      g_hash_table_replace (self->creds, g_strdup (r->resource), now);
-      cached = now;
-      if (credential_fresh (now))
-        {
-          finish_waiters (self, r->resource, NULL);
-          g_task_return_boolean (task, TRUE);
-          g_object_unref (task);
-          return;
-        }
-    }
-  else
-    credential_free (now);
-  send_refresh (self, task, cached);
-}
-
-static void
-start_refresh (OwOAuth *self, const char *resource, Credential *cred)
-{
-  GTask *task = g_task_new (self, NULL, NULL, NULL);
-  RefreshData *r = g_new0 (RefreshData, 1);
-
-  r->resource = g_strdup (resource);
-  g_task_set_task_data (task, r, (GDestroyNotify) refresh_data_free);
-  ow_secret_store_lookup_async (self->secrets, OW_SECRET_KIND_OAUTH, cred->name, NULL, on_refresh_reread_cb, task);
-}
-
-static void
-on_cred_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;
-  OwOAuth *self = g_task_get_source_object (task);
-  TokenData *t = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(OwSecretText) json = ow_secret_store_lookup_finish (OW_SECRET_STORE (source), result, &error);
-  Credential *cred;
-
-  if (error != NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      g_object_unref (task);
-      return;
-    }
-  cred = json != NULL ? credential_from_json (t->name, json) : NULL;
-  if (cred == NULL)
-    {
-      return_sign_in_required (task, t->resource);
-      return;
-    }
-  /* Another call may have filled the cache meanwhile; the newer wins. */
-  if (!g_hash_table_contains (self->creds, t->resource))
-    g_hash_table_insert (self->creds, g_strdup (t->resource), cred);
-  else
-    credential_free (cred);
-  token_step (task);
-}
-
-static void
-on_creds_listed_cb (GObject *source, GAsyncResult *result, gpointer user_data)
-{
-  GTask *task = user_data;
-  OwOAuth *self = g_task_get_source_object (task);
-  TokenData *t = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  g_auto(GStrv) names = ow_secret_store_list_finish (OW_SECRET_STORE (source), result, &error);
-  Discovery *disc = g_hash_table_lookup (self->discoveries, t->resource);
-  g_autofree char *suffix = g_strconcat (" ", t->resource, NULL);
-
-  if (names == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      g_object_unref (task);
-      return;
-    }
-  /* The credential from the issuer discovery found, else any issuer's. */
-  if (disc != NULL)
-    {
-      g_autofree char *want = credential_name (disc->issuer, t->resource);
-      if (g_strv_contains ((const char *const *) names, want))
-        t->name = g_steal_pointer (&want);
-    }
-  for (char **n = names; t->name == NULL && *n != NULL; n++)
-    if (g_str_has_suffix (*n, suffix))
-      t->name = g_strdup (*n);
-  if (t->name == NULL)
-    {
-      return_sign_in_required (task, t->resource);
-      return;
-    }
-  ow_secret_store_lookup_async (self->secrets, OW_SECRET_KIND_OAUTH, t->name, g_task_get_cancellable (task),
-                                on_cred_loaded_cb, task);
-}
-
-static void
-token_step (GTask *task)
-{
-  OwOAuth *self = g_task_get_source_object (task);
-  TokenData *t = g_task_get_task_data (task);
-  Credential *cred = g_hash_table_lookup (self->creds, t->resource);
-  GPtrArray *waiting = g_hash_table_lookup (self->refreshing, t->resource);
-
-  /* A refresh (or a revocation's delete) in flight answers this call too. */
-  if (waiting != NULL)
-    {
-      g_ptr_array_add (waiting, task);
-      return;
-    }
-  if (cred == NULL)
-    {
-      if (t->name != NULL)
-        {
-          /* Loaded, then dropped (revoked meanwhile). */
-          return_sign_in_required (task, t->resource);
-          return;
-        }
-      ow_secret_store_list_async (self->secrets, OW_SECRET_KIND_OAUTH, g_task_get_cancellable (task),
-                                  on_creds_listed_cb, task);
-      return;
-    }
-  if (credential_fresh (cred))
-    {
-      g_task_return_pointer (task, g_strdup (cred->access_token), (GDestroyNotify) ow_secret_free);
-      g_object_unref (task);
-      return;
-    }
-  if (cred->refresh_token == NULL)
-    {
-      g_task_return_new_error (task, OW_OAUTH_ERROR, OW_OAUTH_ERROR_SIGN_IN_REQUIRED,
-                               "The sign-in to %s has expired; sign in again.", t->resource);
-      g_object_unref (task);
-      return;
-    }
-  waiting = g_ptr_array_new ();
-  g_ptr_array_add (waiting, task);
-  g_hash_table_insert (self->refreshing, g_strdup (t->resource), waiting);
-  start_refresh (self, t->resource, cred);
-}
-
-void
-ow_oauth_get_access_token_async (OwOAuth             *self,
-                                 const char          *resource_url,
-                                 GCancellable        *cancellable,
-                                 GAsyncReadyCallback  callback,
-                                 gpointer             user_data)
-{
-  GTask *task;
-  TokenData *t;
-
-  g_return_if_fail (OW_IS_OAUTH (self));
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, ow_oauth_get_access_token_async);
-  t = g_new0 (TokenData, 1);
-  t->resource = ow_oauth_canonical_resource (resource_url);
-  g_task_set_task_data (task, t, (GDestroyNotify) token_data_free);
-  if (t->resource == NULL)
-    {
-      return_sign_in_required (task, resource_url != NULL ? resource_url : "");
-      return;
-    }
-  token_step (task);
-}
-
-char *
-ow_oauth_get_access_token_finish (OwOAuth *self, GAsyncResult *result, GError **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-void
-ow_oauth_invalidate (OwOAuth *self, const char *resource_url)
-{
-  g_autofree char *resource = ow_oauth_canonical_resource (resource_url);
-  Credential *cred;
-
-  g_return_if_fail (OW_IS_OAUTH (self));
-  if (resource != NULL && (cred = g_hash_table_lookup (self->creds, resource)) != NULL)
-    cred->expires_at = 1;
 }
