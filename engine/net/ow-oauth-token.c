@@ -432,16 +432,19 @@ on_creds_listed_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       g_object_unref (task);
       return;
     }
-  /* The credential from the issuer discovery found, else any issuer's. */
+  /* Where discovery has run, only the credential of the issuer it found:
+   * one authorization server's tokens are never used for another's. In a
+   * fresh process (no discovery yet) the resource's stored credential. */
   if (disc != NULL)
     {
       g_autofree char *want = ow_oauth_credential_name (disc->issuer, t->resource);
       if (g_strv_contains ((const char *const *) names, want))
         t->name = g_steal_pointer (&want);
     }
-  for (char **n = names; t->name == NULL && *n != NULL; n++)
-    if (g_str_has_suffix (*n, suffix))
-      t->name = g_strdup (*n);
+  else
+    for (char **n = names; t->name == NULL && *n != NULL; n++)
+      if (g_str_has_suffix (*n, suffix))
+        t->name = g_strdup (*n);
   if (t->name == NULL)
     {
       return_sign_in_required (task, t->resource);

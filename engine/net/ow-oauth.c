@@ -17,6 +17,7 @@
 
 #include "net/ow-oauth-private.h"
 
+#include <sodium.h>
 #include <string.h>
 
 #include "ow-error.h"
@@ -224,35 +225,13 @@ ow_oauth_canonical_resource (const char *url)
   }
 }
 
-/* 32 random bytes, base64url without padding (43 characters). */
+/* @len bytes as base64url without padding (RFC 4648 §5). */
 static char *
-random_token (void)
+base64url (const guint8 *bytes, gsize len)
 {
-  guint8 bytes[32];
-  g_autofree char *b64 = NULL;
-  GString *s;
+  g_autofree char *b64 = g_base64_encode (bytes, len);
+  GString *s = g_string_new (NULL);
 
-  for (guint i = 0; i < sizeof bytes; i += 4)
-    {
-      guint32 r = g_random_int ();
-      memcpy (bytes + i, &r, 4);
-    }
-  /* g_random_int is not a CSPRNG: mix in the kernel's randomness when it
-   * is there (it always is on Linux; the file read is tiny). */
-  {
-    g_autoptr(GFile) f = g_file_new_for_path ("/dev/urandom");
-    g_autoptr(GFileInputStream) in = g_file_read (f, NULL, NULL);
-    guint8 k[32];
-    gsize n = 0;
-
-    if (in != NULL && g_input_stream_read_all (G_INPUT_STREAM (in), k, sizeof k, &n, NULL, NULL) && n == sizeof k)
-      for (guint i = 0; i < sizeof bytes; i++)
-        bytes[i] ^= k[i];
-    memset (k, 0, sizeof k);
-  }
-  b64 = g_base64_encode (bytes, sizeof bytes);
-  memset (bytes, 0, sizeof bytes);
-  s = g_string_new (NULL);
   for (const char *p = b64; *p != '\0'; p++)
     {
       if (*p == '+')
@@ -265,6 +244,22 @@ random_token (void)
   return g_string_free (s, FALSE);
 }
 
+/* 32 bytes from libsodium's CSPRNG, base64url (43 characters: a PKCE
+ * verifier needs 43 to 128, RFC 7636 §4.1; a state needs to be unguessable). */
+static char *
+random_token (void)
+{
+  guint8 bytes[32];
+  char *token;
+
+  if (sodium_init () < 0)
+    g_error ("libsodium could not start: no random numbers for a sign-in");
+  randombytes_buf (bytes, sizeof bytes);
+  token = base64url (bytes, sizeof bytes);
+  sodium_memzero (bytes, sizeof bytes);
+  return token;
+}
+
 /* BASE64URL(SHA256(ASCII(verifier))), RFC 7636 §4.2. */
 static char *
 s256_challenge (const char *verifier)
@@ -272,22 +267,10 @@ s256_challenge (const char *verifier)
   g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
   guint8 digest[32];
   gsize len = sizeof digest;
-  g_autofree char *b64 = NULL;
-  GString *s = g_string_new (NULL);
 
   g_checksum_update (sum, (const guchar *) verifier, (gssize) strlen (verifier));
   g_checksum_get_digest (sum, digest, &len);
-  b64 = g_base64_encode (digest, len);
-  for (const char *p = b64; *p != '\0'; p++)
-    {
-      if (*p == '+')
-        g_string_append_c (s, '-');
-      else if (*p == '/')
-        g_string_append_c (s, '_');
-      else if (*p != '=')
-        g_string_append_c (s, *p);
-    }
-  return g_string_free (s, FALSE);
+  return base64url (digest, len);
 }
 
 void
@@ -608,7 +591,9 @@ on_as_fetched (GTask *task, const char *url, GBytes *body, GError *error)
 
   disc = g_new0 (OwOAuthDiscovery, 1);
   disc->resource = g_strdup (d->resource);
-  disc->issuer = g_strdup (d->issuer);
+  /* The metadata's own spelling: it is what iss on the redirect carries
+   * (RFC 9207 §2) and what credentials are keyed by. */
+  disc->issuer = g_strdup (as->issuer);
   disc->as = g_steal_pointer (&as);
   /* Scope: the challenge's, else everything the resource lists, else none. */
   if (d->challenge != NULL && d->challenge->scope != NULL && *d->challenge->scope != '\0')
@@ -616,7 +601,7 @@ on_as_fetched (GTask *task, const char *url, GBytes *body, GError *error)
   else if (d->prm->scopes_supported != NULL && d->prm->scopes_supported[0] != NULL)
     disc->scope = g_strjoinv (" ", d->prm->scopes_supported);
   g_hash_table_replace (self->discoveries, g_strdup (d->resource), disc);
-  g_task_return_pointer (task, g_strdup (d->issuer), g_free);
+  g_task_return_pointer (task, g_strdup (disc->issuer), g_free);
   g_object_unref (task);
 }
 
@@ -1045,7 +1030,11 @@ ow_oauth_begin_sign_in_async (OwOAuth             *self,
   challenge = ow_oauth_challenge_parse (www_authenticate);
   if (challenge != NULL && g_strcmp0 (challenge->error, "insufficient_scope") == 0)
     {
-      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (self->step_ups, b->resource));
+      /* Counted per resource and scope asked for (the MCP spec's
+       * "resource and operation"): a resource asking again for what a
+       * sign-in just could not get would otherwise loop for ever. */
+      g_autofree char *key = g_strconcat (b->resource, " ", challenge->scope != NULL ? challenge->scope : "", NULL);
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (self->step_ups, key));
       OwOAuthDiscovery *disc = g_hash_table_lookup (self->discoveries, b->resource);
 
       if (n >= OW_OAUTH_MAX_STEP_UPS)
@@ -1057,7 +1046,7 @@ ow_oauth_begin_sign_in_async (OwOAuth             *self,
           g_object_unref (task);
           return;
         }
-      g_hash_table_replace (self->step_ups, g_strdup (b->resource), GUINT_TO_POINTER (n + 1));
+      g_hash_table_replace (self->step_ups, g_steal_pointer (&key), GUINT_TO_POINTER (n + 1));
       /* What was asked before stays asked: a step-up adds scope. */
       if (disc != NULL)
         b->extra_scope = g_strdup (disc->scope);

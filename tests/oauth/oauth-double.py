@@ -36,8 +36,12 @@ SCENARIOS = {
     "cimd": dict(header_rm=True, registration=False, cimd=True),
     # Only OpenID Connect discovery, at the issuer's path.
     "oidc": dict(header_rm=False, registration=True, oidc_only=True),
-    # PKCE without S256.
+    # PKCE without S256, and metadata that does not mention PKCE at all.
     "nos256": dict(header_rm=True, registration=True, methods=["plain"]),
+    "nopkce": dict(header_rm=True, registration=True, methods=None),
+    # Resource metadata about another resource; AS metadata naming another issuer.
+    "resmismatch": dict(header_rm=True, registration=True, prm_resource="/mcp/elsewhere"),
+    "issmismatch": dict(header_rm=True, registration=True, md_issuer="/as/elsewhere"),
     # The redirect names another issuer.
     "badiss": dict(header_rm=True, registration=True, iss=True, iss_value="http://127.0.0.1:1/as/evil"),
     # The resource needs "read write"; the first sign-in asks for "read".
@@ -92,9 +96,12 @@ def as_metadata(name):
         "token_endpoint": iss + "/token",
         "response_types_supported": ["code"],
         "grant_types_supported": ["authorization_code", "refresh_token"],
-        "code_challenge_methods_supported": sc.get("methods", ["S256"]),
         "scopes_supported": sc.get("grantable", ["read", "write"]),
     }
+    if sc.get("methods", ["S256"]) is not None:
+        md["code_challenge_methods_supported"] = sc.get("methods", ["S256"])
+    if sc.get("md_issuer"):
+        md["issuer"] = base() + sc["md_issuer"]
     if sc.get("registration"):
         md["registration_endpoint"] = iss + "/register"
     if sc.get("cimd"):
@@ -160,7 +167,8 @@ class Handler(BaseHTTPRequestHandler):
                 name = path.rsplit("/", 1)[1]
                 if name in SCENARIOS and SCENARIOS[name].get("header_rm"):
                     count("prm:" + name)
-                    return self.reply(200, {"resource": resource(name),
+                    named = SCENARIOS[name].get("prm_resource")
+                    return self.reply(200, {"resource": base() + named if named else resource(name),
                                             "authorization_servers": [issuer(name)],
                                             "scopes_supported": SCENARIOS[name].get("prm_scopes",
                                                                                     ["read", "write"])})

@@ -463,28 +463,72 @@ test_oidc (void)
   g_assert_nonnull (tok);
 }
 
-/* A server listing PKCE methods without S256 is refused; the same code
- * signs in where S256 is listed (test_dcr). */
+/* Metadata about another resource (RFC 9728 §3.3) or naming another
+ * issuer (RFC 8414 §3.3) stops the sign-in before any registration; the
+ * same steps succeed for a server whose metadata agrees (test_dcr). */
+static void
+test_metadata_mismatch (void)
+{
+  g_autoptr(OwOAuth) oauth = new_oauth ();
+  const struct { const char *scenario; int code; } cases[] = {
+    { "resmismatch", OW_OAUTH_ERROR_DISCOVERY },
+    { "issmismatch", OW_OAUTH_ERROR_ISSUER },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *resource = resource_of (cases[i].scenario);
+      g_autofree char *hdr = challenge_of (resource);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *url = begin (oauth, resource, hdr, &error);
+      g_autofree char *counter = g_strconcat ("register:", cases[i].scenario, NULL);
+
+      g_assert_null (url);
+      g_assert_error (error, OW_OAUTH_ERROR, cases[i].code);
+      g_assert_cmpint (double_count (counter), ==, 0);
+    }
+  {
+    g_autofree char *resource = resource_of ("dcr");
+    g_autofree char *hdr = challenge_of (resource);
+    g_autoptr(GError) error = NULL;
+    g_autofree char *url = begin (oauth, resource, hdr, &error);
+
+    g_assert_no_error (error);
+    g_assert_nonnull (url);
+  }
+}
+
+/* A server listing PKCE methods without S256, or not mentioning PKCE at
+ * all (the MCP spec reads that as no PKCE), is refused before any
+ * browser opens; the same code signs in where S256 is listed. */
 static void
 test_no_s256 (void)
 {
   g_autoptr(OwOAuth) oauth = new_oauth ();
-  g_autofree char *resource = resource_of ("nos256");
   g_autofree char *good = resource_of ("dcr");
-  g_autofree char *hdr = challenge_of (resource);
   g_autofree char *good_hdr = challenge_of (good);
   g_autoptr(GError) error = NULL;
-  g_autofree char *url = NULL, *good_url = NULL;
+  g_autofree char *good_url = NULL;
+  const char *refused[] = { "nos256", "nopkce" };
 
-  url = begin (oauth, resource, hdr, &error);
-  g_assert_error (error, OW_OAUTH_ERROR, OW_OAUTH_ERROR_UNSUPPORTED);
-  g_assert_nonnull (strstr (error->message, "S256"));
-  g_assert_cmpint (double_count ("authorize:nos256"), ==, 0);
-  g_clear_error (&error);
+  for (guint i = 0; i < G_N_ELEMENTS (refused); i++)
+    {
+      g_autofree char *resource = resource_of (refused[i]);
+      g_autofree char *hdr = challenge_of (resource);
+      g_autofree char *url = begin (oauth, resource, hdr, &error);
+      g_autofree char *counter = g_strconcat ("authorize:", refused[i], NULL);
+
+      g_assert_null (url);
+      g_assert_error (error, OW_OAUTH_ERROR, OW_OAUTH_ERROR_UNSUPPORTED);
+      g_assert_nonnull (strstr (error->message, "S256"));
+      g_assert_cmpint (double_count (counter), ==, 0);
+      g_clear_error (&error);
+    }
 
   good_url = begin (oauth, good, good_hdr, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (good_url, "code_challenge_method=S256"));
+  g_assert_nonnull (strstr (good_url, "code_challenge="));
 }
 
 /* A redirect whose state OpenWorker did not make is refused; the real one
@@ -933,6 +977,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/oauth/prereg", test_prereg);
   g_test_add_func ("/ow/oauth/cimd", test_cimd);
   g_test_add_func ("/ow/oauth/oidc", test_oidc);
+  g_test_add_func ("/ow/oauth/metadata-mismatch", test_metadata_mismatch);
   g_test_add_func ("/ow/oauth/no-s256", test_no_s256);
   g_test_add_func ("/ow/oauth/state", test_state);
   g_test_add_func ("/ow/oauth/iss", test_iss);
