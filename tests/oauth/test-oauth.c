@@ -609,6 +609,7 @@ test_iss (void)
 
   {
     g_autofree char *done = sign_in (oauth, bad_res, bad_hdr, &error);
+    g_assert_null (done);
     g_assert_error (error, OW_OAUTH_ERROR, OW_OAUTH_ERROR_ISSUER);
     g_assert_cmpint (double_count ("code:badiss"), ==, 0);
   }
@@ -704,6 +705,7 @@ test_refresh_rotation (void)
     gint64 before = double_count ("refresh:dcr");
 
     g_assert_no_error (error);
+    g_assert_nonnull (d2);
     t1 = token (oauth, resource, &error);
     g_assert_no_error (error);
     t2 = token (oauth, resource, &error);
@@ -775,6 +777,7 @@ test_step_up (void)
     Reply r = { 0 };
 
     g_assert_no_error (error);
+    g_assert_nonnull (done);
     tok = token (oauth, resource, &error);
     g_assert_no_error (error);
     http ("GET", resource, tok, NULL, &r);
@@ -783,6 +786,7 @@ test_step_up (void)
     {
       g_autofree char *again = sign_in (oauth, resource, r.www_authenticate, &error);
       g_assert_no_error (error);
+      g_assert_nonnull (again);
     }
     reply_clear (&r);
     asked = double_last ("stepup", "asked_scope");
@@ -801,6 +805,7 @@ test_step_up (void)
     guint step_ups = 0;
 
     g_assert_no_error (error);
+    g_assert_nonnull (done);
     for (;;)
       {
         g_autofree char *tok = token (oauth, resource, &error);
