@@ -934,6 +934,9 @@ ow_server_new (OwSessionHost *host, const OwServerOptions *options)
     self->secrets = g_object_ref (ow_context_get_secrets (self->ctx));
   else
     self->secrets = ow_secret_store_new_default (ow_context_get_paths (self->ctx));
+  /* The context's sign-ins come back through our callback route. */
+  if (ow_context_get_oauth (self->ctx) != NULL)
+    self->oauth = g_object_ref (ow_context_get_oauth (self->ctx));
 
   /* No "Server:" header: nothing to fingerprint. */
   self->soup = soup_server_new ("server-header", NULL, NULL);

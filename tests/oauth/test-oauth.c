@@ -904,6 +904,42 @@ test_callback_route (void)
   ow_paths_free (paths);
 }
 
+/* One OwOAuth per context, the one its server's callback completes; an
+ * isolated context has none (it keeps no tokens). */
+static void
+test_context (void)
+{
+  g_autofree char *tmpl = g_build_filename (g_getenv ("HOME"), "ctx-XXXXXX", NULL);
+  g_autofree char *dir = g_mkdtemp_full (g_steal_pointer (&tmpl), 0700);
+  OwPaths *paths = ow_paths_new_under (dir);
+  g_autoptr(GError) error = NULL;
+  OwContextOptions iso = { .paths = paths, .isolated = TRUE, .secrets = w.secrets };
+  OwContextOptions real = { .paths = paths, .secrets = w.secrets };
+  g_autoptr(OwContext) isolated = ow_context_new (&iso, &error);
+  g_autoptr(OwContext) ctx = NULL;
+  g_autoptr(OwSessionHost) host = NULL;
+  g_autoptr(OwServer) server = NULL;
+  g_autofree char *callback = NULL;
+  OwOAuth *oauth;
+
+  g_assert_no_error (error);
+  g_assert_null (ow_context_get_oauth (isolated));
+
+  ctx = ow_context_new (&real, &error);
+  g_assert_no_error (error);
+  oauth = ow_context_get_oauth (ctx);
+  g_assert_nonnull (oauth);
+  g_assert_true (ow_context_get_oauth (ctx) == oauth);
+  host = ow_session_host_new (ctx, "test", &error);
+  g_assert_no_error (error);
+  server = ow_server_new (host, NULL);
+  g_assert_true (ow_server_listen (server, 0, 1, &error));
+  callback = g_strdup_printf ("http://127.0.0.1:%u/v1/oauth/callback", ow_server_get_port (server));
+  g_assert_cmpstr (ow_oauth_get_redirect_uri (oauth), ==, callback);
+  ow_server_close (server);
+  ow_paths_free (paths);
+}
+
 /* The refusals of the double come back as sentences without its secrets;
  * every log line and error message of the run is free of them. The
  * positive control: the log did capture this module's lines, and the
@@ -990,6 +1026,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/oauth/invalid-grant", test_invalid_grant);
   g_test_add_func ("/ow/oauth/step-up", test_step_up);
   g_test_add_func ("/ow/oauth/callback-route", test_callback_route);
+  g_test_add_func ("/ow/oauth/context", test_context);
   g_test_add_func ("/ow/oauth/no-secrets-in-logs", test_no_secrets_in_logs);
   rc = g_test_run ();
 
