@@ -540,3 +540,110 @@ ow_oauth_invalidate (OwOAuth *self, const char *resource_url)
   if (resource != NULL && (cred = g_hash_table_lookup (self->creds, resource)) != NULL)
     cred->expires_at = 1;
 }
+
+/* ---- Signing out -------------------------------------------------------- */
+
+typedef struct {
+  char  *resource;
+  char **names;     /* still to delete */
+  guint  next;
+  int    deleted;
+} SignOutData;
+
+static void
+sign_out_data_free (SignOutData *d)
+{
+  g_free (d->resource);
+  g_strfreev (d->names);
+  g_free (d);
+}
+
+static void sign_out_next (GTask *task);
+
+static void
+on_signed_out_one_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  SignOutData *d = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  if (ow_secret_store_delete_finish (OW_SECRET_STORE (source), result, &error))
+    d->deleted++;
+  else if (error != NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  sign_out_next (task);
+}
+
+static void
+sign_out_next (GTask *task)
+{
+  OwOAuth *self = g_task_get_source_object (task);
+  SignOutData *d = g_task_get_task_data (task);
+  g_autofree char *suffix = g_strconcat (" ", d->resource, NULL);
+
+  while (d->names[d->next] != NULL && !g_str_has_suffix (d->names[d->next], suffix))
+    d->next++;
+  if (d->names[d->next] == NULL)
+    {
+      g_task_return_int (task, d->deleted);
+      g_object_unref (task);
+      return;
+    }
+  ow_secret_store_delete_async (self->secrets, OW_SECRET_KIND_OAUTH, d->names[d->next++],
+                                g_task_get_cancellable (task), on_signed_out_one_cb, task);
+}
+
+static void
+on_sign_out_listed_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+  SignOutData *d = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  d->names = ow_secret_store_list_finish (OW_SECRET_STORE (source), result, &error);
+  if (d->names == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      g_object_unref (task);
+      return;
+    }
+  sign_out_next (task);
+}
+
+void
+ow_oauth_sign_out_async (OwOAuth             *self,
+                         const char          *resource_url,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  GTask *task;
+  SignOutData *d;
+
+  g_return_if_fail (OW_IS_OAUTH (self));
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ow_oauth_sign_out_async);
+  d = g_new0 (SignOutData, 1);
+  d->resource = ow_oauth_canonical_resource (resource_url);
+  g_task_set_task_data (task, d, (GDestroyNotify) sign_out_data_free);
+  if (d->resource == NULL)
+    {
+      g_task_return_int (task, 0);
+      g_object_unref (task);
+      return;
+    }
+  /* Memory first: from now on nothing hands out the old token. */
+  g_hash_table_remove (self->creds, d->resource);
+  ow_secret_store_list_async (self->secrets, OW_SECRET_KIND_OAUTH, cancellable, on_sign_out_listed_cb, task);
+}
+
+int
+ow_oauth_sign_out_finish (OwOAuth *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), -1);
+  return (int) g_task_propagate_int (G_TASK (result), error);
+}

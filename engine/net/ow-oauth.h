@@ -140,6 +140,18 @@ char       *ow_oauth_get_access_token_finish (OwOAuth       *self,
 void        ow_oauth_invalidate             (OwOAuth    *self,
                                              const char *resource_url);
 
+/* Forgets every credential kept for @resource_url (each issuer's), in
+ * memory and in the secret store. The next request needs a new sign-in. */
+void        ow_oauth_sign_out_async         (OwOAuth             *self,
+                                             const char          *resource_url,
+                                             GCancellable        *cancellable,
+                                             GAsyncReadyCallback  callback,
+                                             gpointer             user_data);
+/* Returns: how many stored credentials were deleted, or -1 with @error */
+int         ow_oauth_sign_out_finish        (OwOAuth       *self,
+                                             GAsyncResult  *result,
+                                             GError       **error);
+
 /* The canonical form of a resource URL (RFC 8707, MCP "canonical server
  * URI"): scheme and host lower-case, no fragment, no default port; NULL
  * when @url is not an acceptable OAuth URL. */

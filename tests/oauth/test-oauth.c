@@ -760,6 +760,37 @@ test_invalid_grant (void)
   control ("prereg", "{\"revoke\": false}");
 }
 
+/* Signing out forgets the credential in memory and in the keyring; the
+ * token worked just before. */
+static void
+test_sign_out (void)
+{
+  g_autoptr(OwOAuth) oauth = new_oauth ();
+  g_autofree char *resource = resource_of ("oidc");
+  g_autofree char *hdr = challenge_of (resource);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *done = sign_in (oauth, resource, hdr, &error);
+  g_autofree char *tok = NULL, *after = NULL, *kept = NULL;
+  g_autoptr(GAsyncResult) res = NULL;
+  int n;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (done);
+  tok = token (oauth, resource, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (tok);
+
+  ow_oauth_sign_out_async (oauth, resource, NULL, on_result_cb, &res);
+  n = ow_oauth_sign_out_finish (oauth, wait_for (&res), &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (n, ==, 1);
+  kept = stored ("oidc");
+  g_assert_null (kept);
+  after = token (oauth, resource, &error);
+  g_assert_null (after);
+  g_assert_error (error, OW_OAUTH_ERROR, OW_OAUTH_ERROR_SIGN_IN_REQUIRED);
+}
+
 /* 403 insufficient_scope: one step-up that the server grants reaches the
  * resource; a resource that keeps asking is refused after
  * OW_OAUTH_MAX_STEP_UPS. */
@@ -1025,6 +1056,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/oauth/refresh-rotation", test_refresh_rotation);
   g_test_add_func ("/ow/oauth/invalid-grant", test_invalid_grant);
   g_test_add_func ("/ow/oauth/step-up", test_step_up);
+  g_test_add_func ("/ow/oauth/sign-out", test_sign_out);
   g_test_add_func ("/ow/oauth/callback-route", test_callback_route);
   g_test_add_func ("/ow/oauth/context", test_context);
   g_test_add_func ("/ow/oauth/no-secrets-in-logs", test_no_secrets_in_logs);
