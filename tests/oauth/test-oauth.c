@@ -403,6 +403,11 @@ test_prereg (void)
   ow_oauth_set_client (oauth, resource, "ow-pre-client", MARKER "-client-secret");
   done = sign_in (oauth, resource, hdr, &error);
   g_assert_no_error (error);
+  /* No scope in the header: everything the resource's metadata lists. */
+  {
+    g_autofree char *asked = double_last ("prereg", "asked_scope");
+    g_assert_cmpstr (asked, ==, "read write");
+  }
   tok = token (oauth, resource, &error);
   g_assert_no_error (error);
   http ("GET", resource, tok, NULL, &r);
