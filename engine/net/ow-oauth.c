@@ -434,7 +434,10 @@ on_fetch_sent_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       f->done (f->task, url, ow_http_response_get_body (resp), NULL);
       goto out;
     }
-  g_debug ("no metadata at %s (%s)", url, resp != NULL ? "status" : error->message);
+  if (resp != NULL)
+    g_debug ("no metadata at %s (HTTP %u)", url, ow_http_response_get_status (resp));
+  else
+    g_debug ("no metadata at %s (%s)", url, error->message);
   if (f->next < f->urls->len)
     {
       fetch_next (self, f);
