@@ -24,6 +24,17 @@
  * The caller opens the authorization URL in a browser; the redirect comes
  * back to the loopback API (GET /v1/oauth/callback), which calls
  * ow_oauth_complete_async(). "signed-in" then tells every live session.
+ *
+ * What a client of a resource (the MCP HTTP transport) does:
+ *   - before each request: ow_oauth_get_access_token_async(); on
+ *     OW_OAUTH_ERROR_SIGN_IN_REQUIRED send none, and expect a 401;
+ *   - 401 without a token (or SIGN_IN_REQUIRED): begin a sign-in with the
+ *     401's WWW-Authenticate, show the URL, wait for "signed-in";
+ *   - 401 with a token: ow_oauth_invalidate(), then get a token again
+ *     (that refreshes) and retry once;
+ *   - 403 with error="insufficient_scope": begin a sign-in with the 403's
+ *     header (a step-up; OW_OAUTH_ERROR_STEP_UP_LIMIT ends the loop).
+ * One OwOAuth serves the whole process: ow_context_get_oauth().
  */
 #pragma once
 
