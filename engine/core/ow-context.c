@@ -22,6 +22,7 @@ struct _OwContext
   OwAuditLog   *audit;     /* audit.db (owned) */
   OwHttpClient *http;      /* owned */
   OwSecretStore *secrets;  /* saved keys (owned reference); NULL = none */
+  OwOAuth      *oauth;     /* made on first use (owned); NULL until then */
   char         *project_config;  /* the project's .openworker/config.toml, or NULL (owned) */
   GMutex        keys_lock;       /* guards keys: lookups may finish on worker threads' behalf */
   GHashTable   *keys;            /* provider id → CachedKey*: keys read from the secret store */
@@ -53,6 +54,7 @@ ow_context_finalize (GObject *object)
 {
   OwContext *self = OW_CONTEXT (object);
 
+  g_clear_object (&self->oauth);
   g_clear_object (&self->http);
   g_clear_object (&self->secrets);
   g_clear_pointer (&self->audit, ow_audit_log_free);
@@ -198,6 +200,15 @@ OwSecretStore *
 ow_context_get_secrets (OwContext *self)
 {
   return self->secrets;
+}
+
+OwOAuth *
+ow_context_get_oauth (OwContext *self)
+{
+  g_return_val_if_fail (OW_IS_CONTEXT (self), NULL);
+  if (self->oauth == NULL && self->secrets != NULL)
+    self->oauth = ow_oauth_new (self->http, self->secrets);
+  return self->oauth;
 }
 
 char *

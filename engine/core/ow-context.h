@@ -11,6 +11,7 @@
 #include <gio/gio.h>
 
 #include "net/ow-http-client.h"
+#include "net/ow-oauth.h"
 #include "providers/ow-provider-catalog.h"
 #include "store/ow-audit-log.h"
 #include "store/ow-config.h"
@@ -41,6 +42,12 @@ OwHttpClient *ow_context_get_http       (OwContext *self);
 gboolean      ow_context_is_isolated    (OwContext *self);
 /* The secret store, or NULL when there is none (always NULL when isolated). */
 OwSecretStore *ow_context_get_secrets   (OwContext *self);
+/* The process's one OwOAuth (sign-ins to MCP servers and connectors),
+ * made on first use over the context's HTTP client and secret store, so a
+ * sign-in completed anywhere reaches every session through its
+ * "signed-in" signal. NULL when there is no secret store (always NULL when
+ * isolated): tokens are never kept anywhere else. Transfer none. */
+OwOAuth       *ow_context_get_oauth     (OwContext *self);
 
 /* The machine's config.toml (it need not exist yet). Transfer full. */
 char         *ow_context_dup_config_path (OwContext *self);
