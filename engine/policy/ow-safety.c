@@ -54,9 +54,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* How many sh -c / eval / here-doc levels are followed; deeper is
- * treated like a command that cannot be read. */
-#define SAFETY_MAX_DEPTH   8
+/* How many sh -c / eval / here-doc levels are followed (the limit the
+ * deny rules and floors share); deeper is treated like a command that
+ * cannot be read. */
+#define SAFETY_MAX_DEPTH   OW_SHELL_MAX_NESTING
 /* Linux gives up after 40 symlinks in one lookup; so do we. */
 #define SAFETY_MAX_LINKS   40
 /* Longer paths are not resolved (and count as unknown). */
@@ -1778,11 +1779,6 @@ static const char *const downloaders[] = {
   "ftp", NULL,
 };
 
-static const char *const shells[] = {
-  "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh", "rbash",
-  NULL,
-};
-
 static gboolean
 is_python (const char *prog)
 {
@@ -2159,53 +2155,17 @@ note_stdin_exec (Check *c, const char *prog)
     c->stdin_exec = g_strdup (prog);
 }
 
-/* sh, bash, …: -c code, a script, or stdin. */
+/* sh, bash, …: -c code, a script, or stdin (ow_shell_shell_runs). */
 static void
 check_shell_program (Check *c, const OwShellCommand *cmd, const char *prog, guint start)
 {
   const char *const *argv = (const char *const *) cmd->argv;
-  gboolean command_mode = FALSE, stdin_mode = FALSE;
-  guint i = start;
+  guint i, dynamic_at;
+  OwShellRuns runs = ow_shell_shell_runs (cmd, start, &i, &dynamic_at);
 
-  while (argv[i] != NULL && !cmd->dynamic[i])
-    {
-      const char *a = argv[i];
-
-      if (strcmp (a, "--") == 0 || strcmp (a, "-") == 0)
-        {
-          i++;
-          if (strcmp (a, "-") == 0)
-            stdin_mode = TRUE;
-          break;
-        }
-      if (a[0] == '-' && a[1] == '-')
-        {
-          i++;
-          if ((strcmp (a, "--rcfile") == 0 || strcmp (a, "--init-file") == 0) && argv[i] != NULL)
-            i++;
-          continue;
-        }
-      if ((a[0] == '-' || a[0] == '+') && a[1] != '\0')
-        {
-          gboolean takes = FALSE;
-
-          for (const char *ch = a + 1; *ch != '\0'; ch++)
-            {
-              if (*ch == 'c')
-                command_mode = TRUE;
-              else if (*ch == 's')
-                stdin_mode = TRUE;
-              else if (*ch == 'o' || *ch == 'O')
-                takes = TRUE;
-            }
-          i++;
-          if (takes && argv[i] != NULL)
-            i++;
-          continue;
-        }
-      break;
-    }
-  if (command_mode)
+  if (dynamic_at != G_MAXUINT)
+    check_exec_file (c, argv[dynamic_at], TRUE, prog);
+  if (runs == OW_SHELL_RUNS_STRING)
     {
       if (argv[i] != NULL && cmd->dynamic[i]
           && (strstr (argv[i], "$(") != NULL || strchr (argv[i], '`') != NULL))
@@ -2220,7 +2180,7 @@ check_shell_program (Check *c, const OwShellCommand *cmd, const char *prog, guin
         }
       return;
     }
-  if (!stdin_mode && argv[i] != NULL)
+  if (runs == OW_SHELL_RUNS_SCRIPT)
     {
       /* sh script: the script runs, and its stdin is only data */
       check_exec_file (c, argv[i], cmd->dynamic[i], prog);
@@ -4122,7 +4082,7 @@ check_command (Check *c, const OwShellCommand *cmd)
   else if (strcmp (p, "awk") == 0 || strcmp (p, "gawk") == 0 || strcmp (p, "mawk") == 0
            || strcmp (p, "nawk") == 0)
     check_awk (c, &r);
-  else if (name_in (p, shells))
+  else if (ow_shell_is_shell (p))
     check_shell_program (c, cmd, p, r.start);
   else if (is_python (p))
     check_python (c, cmd, p, r.start);
@@ -4139,7 +4099,7 @@ check_command (Check *c, const OwShellCommand *cmd)
     }
   else if (strcmp (p, "eval") == 0)
     {
-      g_autofree char *code = join_words (r.argv, r.start);
+      g_autofree char *code = ow_shell_inner_command (cmd, NULL);
 
       for (guint i = r.start; r.argv[i] != NULL; i++)
         if (r.dyn[i] && (strstr (r.argv[i], "$(") != NULL || strchr (r.argv[i], '`') != NULL))
@@ -4148,7 +4108,7 @@ check_command (Check *c, const OwShellCommand *cmd)
                      "eval runs the output of a command, code that is only known when it runs");
             break;
           }
-      check_code (c, code, "eval");
+      check_code (c, code != NULL ? code : "", "eval");
     }
   else if (strcmp (p, "source") == 0 || strcmp (p, ".") == 0)
     {
@@ -4409,7 +4369,7 @@ check_command (Check *c, const OwShellCommand *cmd)
       args_clear (&a);
     }
   else if ((strcmp (p, "echo") == 0 || strcmp (p, "printf") == 0) && c->saw_pipe
-           && c->stdin_exec != NULL && name_in (c->stdin_exec, shells))
+           && c->stdin_exec != NULL && ow_shell_is_shell (c->stdin_exec))
     {
       /* echo "…" | sh: what is echoed is run */
       g_autofree char *code = join_words (r.argv, r.start);
@@ -4433,7 +4393,7 @@ reads_stdin_script (const OwShellCommand *cmd)
   guint start;
   const char *p = ow_shell_command_program (cmd, &start);
 
-  if (p == NULL || !name_in (p, shells))
+  if (p == NULL || !ow_shell_is_shell (p))
     return FALSE;
   for (guint i = start; cmd->argv[i] != NULL; i++)
     {

@@ -2445,6 +2445,135 @@ ow_shell_command_program (const OwShellCommand *cmd, guint *args_start)
   return last;
 }
 
+/* ---- command lines inside command lines ---- */
+
+static const char *const shells[] = {
+  "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh", "rbash",
+  NULL,
+};
+
+gboolean
+ow_shell_is_shell (const char *program)
+{
+  return program != NULL && g_strv_contains (shells, program);
+}
+
+/* Reads a shell's options from argv[*i] on: sets *command (-c) and
+ * *from_stdin (-s, -), and leaves *i at the first operand. Stops at a
+ * word whose value is not known unless @past_dynamic, and then records
+ * the first such word in *dynamic_at. */
+static void
+scan_shell_options (const OwShellCommand *cmd, guint *i, gboolean past_dynamic, gboolean *command,
+                    gboolean *from_stdin, guint *dynamic_at)
+{
+  const char *const *argv = (const char *const *) cmd->argv;
+
+  while (argv[*i] != NULL)
+    {
+      const char *a = argv[*i];
+
+      if (cmd->dynamic[*i])
+        {
+          if (!past_dynamic)
+            break;
+          if (*dynamic_at == G_MAXUINT)
+            *dynamic_at = *i;
+          (*i)++;
+          continue;
+        }
+      if (strcmp (a, "--") == 0 || strcmp (a, "-") == 0)
+        {
+          (*i)++;
+          if (strcmp (a, "-") == 0)
+            *from_stdin = TRUE;
+          break;
+        }
+      if (a[0] == '-' && a[1] == '-')
+        {
+          (*i)++;
+          if ((strcmp (a, "--rcfile") == 0 || strcmp (a, "--init-file") == 0) && argv[*i] != NULL)
+            (*i)++;
+          continue;
+        }
+      if ((a[0] == '-' || a[0] == '+') && a[1] != '\0')
+        {
+          gboolean takes = FALSE;
+
+          for (const char *ch = a + 1; *ch != '\0'; ch++)
+            {
+              if (*ch == 'c')
+                *command = TRUE;
+              else if (*ch == 's')
+                *from_stdin = TRUE;
+              else if (*ch == 'o' || *ch == 'O')
+                takes = TRUE;
+            }
+          (*i)++;
+          if (takes && argv[*i] != NULL)
+            (*i)++;
+          continue;
+        }
+      break;
+    }
+}
+
+OwShellRuns
+ow_shell_shell_runs (const OwShellCommand *cmd, guint start, guint *at, guint *dynamic_at)
+{
+  gboolean command = FALSE, from_stdin = FALSE;
+  guint i = start;
+
+  *dynamic_at = G_MAXUINT;
+  scan_shell_options (cmd, &i, FALSE, &command, &from_stdin, dynamic_at);
+  if (!command && cmd->argv[i] != NULL && cmd->dynamic[i])
+    {
+      /* sh $opts -c …: look past the unknown words for a -c */
+      guint j = i;
+      gboolean later_command = FALSE, later_stdin = from_stdin;
+
+      scan_shell_options (cmd, &j, TRUE, &later_command, &later_stdin, dynamic_at);
+      if (later_command)
+        {
+          *at = j;
+          return OW_SHELL_RUNS_STRING;
+        }
+      *dynamic_at = G_MAXUINT;
+    }
+  *at = i;
+  if (command)
+    return OW_SHELL_RUNS_STRING;
+  if (!from_stdin && cmd->argv[i] != NULL)
+    return OW_SHELL_RUNS_SCRIPT;
+  return OW_SHELL_RUNS_STDIN;
+}
+
+char *
+ow_shell_inner_command (const OwShellCommand *cmd, guint *at)
+{
+  guint start = 0, i = 0, dynamic_at;
+  const char *program = ow_shell_command_program (cmd, &start);
+
+  if (at != NULL)
+    *at = 0;
+  if (program == NULL)
+    return NULL;
+  if (strcmp (program, "eval") == 0)
+    {
+      if (cmd->argv[start] == NULL)
+        return NULL;
+      if (at != NULL)
+        *at = start;
+      return g_strjoinv (" ", cmd->argv + start);
+    }
+  if (!ow_shell_is_shell (program)
+      || ow_shell_shell_runs (cmd, start, &i, &dynamic_at) != OW_SHELL_RUNS_STRING
+      || cmd->argv[i] == NULL)
+    return NULL;
+  if (at != NULL)
+    *at = i;
+  return g_strdup (cmd->argv[i]);
+}
+
 GStrv
 ow_shell_split_plain (const char *text)
 {

@@ -385,6 +385,8 @@ static const Case delete_cases[] = {
   { NULL, "sh <<< 'rm -rf /'", WO | RD, "the whole file system" },
   { NULL, "sudo sh -c 'rm -rf /opt/x'", WO | RD, "outside" },
   { NULL, "xargs -I{} sh -c 'rm -rf ~/elsewhere' < f", WO | RD, "outside" },
+  { NULL, "sh $opts -c 'rm -rf ~'", WO | RD, "your home folder" },
+  { NULL, "busybox sh -c 'zsh -c \"dash -c \\\"rm -rf ~\\\"\"'", WO | RD, "your home folder" },
   { NULL, "cmd /c rmdir /s /q C:\\\\Users", RD, "folder tree" },
   { NULL, "powershell -Command \"Remove-Item -Recurse -Force C:\\\\x\"", RD, "folder tree" },
   { NULL, "echo rm -rf ~", 0, NULL },
@@ -903,6 +905,47 @@ test_unreadable (void)
   run_table (unreadable_cases, G_N_ELEMENTS (unreadable_cases));
 }
 
+/* sh -c strings are read to the depth the deny rules and floors share
+ * (OW_SHELL_MAX_NESTING); one level deeper, every check applies. */
+static void
+test_nesting (void)
+{
+  g_autoptr(World) w = world_new ();
+  static const char *const shells[] = { "busybox sh", "ksh", "dash", "zsh", "bash", "sh", "mksh" };
+  char *wipe = g_strdup ("rm -rf ~"), *echo = g_strdup ("echo hello");
+
+  for (guint level = 1; level <= OW_SHELL_MAX_NESTING + 1; level++)
+    {
+      const char *shell = shells[level % G_N_ELEMENTS (shells)];
+      g_autofree char *qw = g_shell_quote (wipe), *qe = g_shell_quote (echo);
+      g_autofree char *reasons = NULL;
+      guint checks;
+
+      g_free (wipe);
+      g_free (echo);
+      wipe = g_strdup_printf ("%s -c %s", shell, qw);
+      echo = g_strdup_printf ("%s -c %s", shell, qe);
+      checks = judge (w, NULL, echo, &reasons);
+      if (level <= OW_SHELL_MAX_NESTING)
+        {
+          if (checks != 0)
+            g_error ("a harmless command %u levels down: %s (%s)", level, echo, reasons);
+          g_clear_pointer (&reasons, g_free);
+          if (judge (w, NULL, wipe, &reasons) != (WO | RD) || strstr (reasons, "your home folder") == NULL)
+            g_error ("rm -rf ~ %u levels down: %s (%s)", level, wipe, reasons);
+        }
+      else
+        {
+          g_autofree char *deep = g_strdup_printf ("more than %d deep", OW_SHELL_MAX_NESTING);
+
+          if (checks != ALL || strstr (reasons, deep) == NULL)
+            g_error ("%u levels were not refused as too deep: %s (%s)", level, echo, reasons);
+        }
+    }
+  g_free (wipe);
+  g_free (echo);
+}
+
 /* The same action through a file tool and through the shell gives the
  * same checks. */
 static void
@@ -1132,6 +1175,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/ow/policy/safety/delete", test_delete);
+  g_test_add_func ("/ow/policy/safety/nesting", test_nesting);
   g_test_add_func ("/ow/policy/safety/write", test_write);
   g_test_add_func ("/ow/policy/safety/protected", test_protected);
   g_test_add_func ("/ow/policy/safety/authority", test_authority);
