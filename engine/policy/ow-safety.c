@@ -3855,8 +3855,6 @@ check_output_flag (Check *c, const Run *r, const char *flag)
     }
 }
 
-static const char *const editors[] = { "vi", "vim", "nvim", "view",  "nano", "pico", "emacs",
-                                       "ed", "ex",  "joe",  "micro", "kak",  "hx",   NULL };
 
 /* The program of @cmd and where its arguments start, with wrapper
  * options that matter here (time -o, env -C/-S, sudo -D, xargs). */
@@ -3957,11 +3955,501 @@ bare_op (const char *op_text)
   return op_text + strspn (op_text, "0123456789");
 }
 
+/* unlink, shred: each operand is deleted. */
+static void
+check_unlink (Check *c, const Run *r)
+{
+  for (guint i = r->start; r->argv[i] != NULL; i++)
+    if (r->dyn[i] || r->argv[i][0] != '-')
+      judge_delete (c, r->argv[i], r->dyn[i], FALSE, FALSE);
+  more_targets (c, r, "deletes", TRUE, FALSE);
+}
+
+/* tee, touch, mkdir, truncate, mkfifo, mknod: each operand is written. */
+static void
+check_create (Check *c, const Run *r)
+{
+  const char *p = r->prog;
+  OptSpec spec = { strcmp (p, "touch") == 0      ? "dtr"
+                   : strcmp (p, "truncate") == 0 ? "sro"
+                                                 : "mZ",
+                   NULL, NULL, FALSE };
+  Args a;
+
+  args_parse (&a, r->argv, r->dyn, r->start, &spec);
+  for (guint k = 0; k < n_ops (&a); k++)
+    if (strcmp (op (&a, k), "-") != 0)
+      judge_write (c, op (&a, k), op_dyn (&a, k), "writes");
+  more_targets (c, r, "writes", FALSE, FALSE);
+  args_clear (&a);
+}
+
+/* dd: of= is written, if= is read. */
+static void
+check_dd (Check *c, const Run *r)
+{
+  for (guint i = r->start; r->argv[i] != NULL; i++)
+    {
+      if (g_str_has_prefix (r->argv[i], "of="))
+        judge_write (c, r->argv[i] + 3, r->dyn[i], "writes");
+      else if (g_str_has_prefix (r->argv[i], "if="))
+        judge_read (c, r->argv[i] + 3, r->dyn[i], FALSE);
+    }
+}
+
+/* deno: a script given by URL runs straight from the network. */
+static void
+check_deno (Check *c, const Run *r)
+{
+  g_autoptr(GPtrArray) words = plain_words (r);
+
+  for (guint k = 1; k < words->len; k++)
+    if (is_url (g_ptr_array_index (words, k)))
+      finding (c, OW_SAFETY_DOWNLOADED_EXEC, "deno runs %s straight from the network",
+               (const char *) g_ptr_array_index (words, k));
+}
+
+/* eval: its words are a command line (ow_shell_inner_command). */
+static void
+check_eval (Check *c, const Run *r)
+{
+  g_autofree char *code = ow_shell_inner_command (r->cmd, NULL);
+
+  for (guint i = r->start; r->argv[i] != NULL; i++)
+    if (r->dyn[i] && (strstr (r->argv[i], "$(") != NULL || strchr (r->argv[i], '`') != NULL))
+      {
+        finding (c, OW_SAFETY_OPAQUE_CODE,
+                 "eval runs the output of a command, code that is only known when it runs");
+        break;
+      }
+  check_code (c, code != NULL ? code : "", "eval");
+}
+
+/* source, .: the file runs here. */
+static void
+check_source (Check *c, const Run *r)
+{
+  const char *p = r->prog;
+
+  if (r->argv[r->start] != NULL)
+    check_exec_file (c, r->argv[r->start], r->dyn[r->start], p);
+}
+
+/* su, runuser, flock, script: -c code, a command to run, script's log file. */
+static void
+check_su (Check *c, const Run *r)
+{
+  const char *p = r->prog;
+  static const char *const longs[] = { "command", "session-command", "group", "shell", NULL };
+  OptSpec spec = { strcmp (p, "flock") == 0    ? "wEc"
+                   : strcmp (p, "script") == 0 ? "cEIOTBt"
+                                               : "cgGswu",
+                   NULL, longs, strcmp (p, "flock") == 0 };
+  const Opt *code;
+  Args a;
+
+  args_parse (&a, r->argv, r->dyn, r->start, &spec);
+  code = args_value (&a, 'c', "command");
+  if (code == NULL)
+    code = args_value (&a, 0, "session-command");
+  if (code != NULL)
+    {
+      g_autofree char *what = g_strdup_printf ("%s -c", p);
+
+      check_code (c, code->value, what);
+    }
+  else if (strcmp (p, "flock") == 0 && n_ops (&a) > 1)
+    {
+      guint from = g_array_index (a.ops, guint, 1);
+
+      check_words (c, (char **) r->argv + from, r->dyn + from,
+                   g_strv_length ((char **) r->argv + from));
+    }
+  if (strcmp (p, "script") == 0 && n_ops (&a) > 0)
+    judge_write (c, op (&a, 0), op_dyn (&a, 0), "writes");
+  args_clear (&a);
+}
+
+/* watch: its command runs, as words (-x) or as a command line. */
+static void
+check_watch (Check *c, const Run *r)
+{
+  static const char *const longs[] = { "interval", NULL };
+  OptSpec spec = { "nq", NULL, longs, TRUE };
+  Args a;
+
+  args_parse (&a, r->argv, r->dyn, r->start, &spec);
+  if (n_ops (&a) > 0)
+    {
+      guint from = g_array_index (a.ops, guint, 0);
+
+      if (args_has (&a, 'x', "exec"))
+        check_words (c, (char **) r->argv + from, r->dyn + from,
+                     g_strv_length ((char **) r->argv + from));
+      else
+        {
+          g_autofree char *code = join_words (r->argv, from);
+
+          check_code (c, code, "watch");
+        }
+    }
+  args_clear (&a);
+}
+
+/* trap: the handler is code. */
+static void
+check_trap (Check *c, const Run *r)
+{
+  g_autoptr(GPtrArray) words = plain_words (r);
+
+  if (words->len >= 2)
+    check_code (c, g_ptr_array_index (words, 0), "trap");
+}
+
+/* alias: the value is code. */
+static void
+check_alias (Check *c, const Run *r)
+{
+  for (guint i = r->start; r->argv[i] != NULL; i++)
+    {
+      const char *eq = strchr (r->argv[i], '=');
+
+      if (eq != NULL)
+        check_code (c, eq + 1, "alias");
+    }
+}
+
+/* env -S: the split string is a command line. */
+static void
+check_env (Check *c, const Run *r)
+{
+  for (guint i = r->start; r->argv[i] != NULL; i++)
+    {
+      const char *w = r->argv[i];
+
+      if ((strcmp (w, "-S") == 0 || strcmp (w, "--split-string") == 0) && r->argv[i + 1] != NULL)
+        {
+          check_code (c, r->argv[i + 1], "env -S");
+          break;
+        }
+      if (g_str_has_prefix (w, "--split-string="))
+        {
+          check_code (c, w + strlen ("--split-string="), "env -S");
+          break;
+        }
+      if (g_str_has_prefix (w, "-S") && w[2] != '\0')
+        {
+          check_code (c, w + 2, "env -S");
+          break;
+        }
+    }
+}
+
+/* zip: the archive is written, the files are read. */
+static void
+check_zip (Check *c, const Run *r)
+{
+  OptSpec spec = { "bntxiIOPZs", NULL, NULL, FALSE };
+  Args a;
+
+  args_parse (&a, r->argv, r->dyn, r->start, &spec);
+  if (n_ops (&a) > 0)
+    judge_write (c, op (&a, 0), op_dyn (&a, 0), "writes");
+  for (guint k = 1; k < n_ops (&a); k++)
+    judge_read (c, op (&a, k), op_dyn (&a, k),
+                args_has (&a, 'r', "recurse-paths") || args_has (&a, 'R', NULL));
+  args_clear (&a);
+}
+
+/* unzip -d: the folder is written. */
+static void
+check_unzip (Check *c, const Run *r)
+{
+  for (guint i = r->start; r->argv[i] != NULL; i++)
+    if (strcmp (r->argv[i], "-d") == 0 && r->argv[i + 1] != NULL)
+      judge_write (c, r->argv[i + 1], r->dyn[i + 1], "extracts an archive into");
+}
+
+/* cmd /c, /k: the rest is a cmd.exe command line. */
+static void
+check_cmd_exe (Check *c, const Run *r)
+{
+  for (guint i = r->start; r->argv[i] != NULL; i++)
+    if (g_ascii_strcasecmp (r->argv[i], "/c") == 0 || g_ascii_strcasecmp (r->argv[i], "/k") == 0)
+      {
+        g_autofree char *text = join_words (r->argv, i + 1);
+
+        judge_foreign_text (c, text, "cmd");
+        break;
+      }
+}
+
+/* ssh, sftp: -o ProxyCommand=… and LocalCommand run here, not on the server. */
+static void
+check_ssh (Check *c, const Run *r)
+{
+  /* -o ProxyCommand=… and LocalCommand run here, not on the server */
+  for (guint i = r->start; r->argv[i] != NULL; i++)
+    {
+      const char *w = r->argv[i];
+      const char *opt = NULL;
+
+      if (strcmp (w, "-o") == 0 && r->argv[i + 1] != NULL)
+        opt = r->argv[++i];
+      else if (g_str_has_prefix (w, "-o"))
+        opt = w + 2;
+      if (opt != NULL && (g_ascii_strncasecmp (opt, "ProxyCommand", 12) == 0
+                          || g_ascii_strncasecmp (opt, "LocalCommand", 12) == 0)
+          && strpbrk (opt, "= ") != NULL)
+        {
+          const char *code = strpbrk (opt, "= ") + 1;
+
+          check_code (c, code, "an ssh ProxyCommand");
+        }
+    }
+}
+
+/* curl, wget, aria2c, …: the files downloaded to, written logs and uploads. */
+static void
+check_download (Check *c, const Run *r)
+{
+  const char *p = r->prog;
+  g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  Args a;
+
+  download_targets (r->cmd, p, r->start, files);
+  for (guint k = 0; k < files->len; k++)
+    judge_write (c, g_ptr_array_index (files, k), FALSE, "downloads to");
+  args_parse (&a, r->argv, r->dyn, r->start,
+              strcmp (p, "curl") == 0        ? &curl_spec
+              : g_str_has_prefix (p, "wget") ? &wget_spec
+                                             : &aria_spec);
+  for (guint i = 0; i < a.opts->len; i++)
+    {
+      const Opt *o = &g_array_index (a.opts, Opt, i);
+
+      if (o->value == NULL)
+        continue;
+      if (strcmp (p, "curl") == 0
+          && (opt_is (o, 'D', "dump-header") || opt_is (o, 'c', "cookie-jar")
+              || opt_is (o, 0, "trace") || opt_is (o, 0, "trace-ascii")
+              || opt_is (o, 0, "stderr") || opt_is (o, 0, "libcurl")
+              || (opt_is (o, 'o', "output") && o->dynamic))
+          && strcmp (o->value, "-") != 0)
+        judge_write (c, o->value, o->dynamic, "writes");
+      if (g_str_has_prefix (p, "wget")
+          && (opt_is (o, 'o', "output-file") || opt_is (o, 'a', "append-output")
+              || (opt_is (o, 'O', "output-document") && o->dynamic)))
+        judge_write (c, o->value, o->dynamic, "writes");
+      if (g_str_has_prefix (p, "wget") && opt_is (o, 'e', "execute"))
+        judge_write (c, ".", FALSE, "writes");
+      if (strcmp (p, "curl") == 0
+          && (opt_is (o, 'T', "upload-file") || opt_is (o, 'K', "config")))
+        judge_read (c, o->value, o->dynamic, FALSE);
+      if (strcmp (p, "curl") == 0 && o->value[0] != '\0'
+          && (opt_is (o, 'd', "data") || opt_is (o, 0, "data-binary")
+              || opt_is (o, 0, "data-urlencode") || opt_is (o, 0, "data-ascii")
+              || opt_is (o, 0, "json") || opt_is (o, 'F', "form")))
+        {
+          const char *at = strchr (o->value, '@');
+          const char *lt = opt_is (o, 'F', "form") ? strchr (o->value, '<') : NULL;
+          const char *from = at != NULL ? at : lt;
+
+          if (from != NULL)
+            {
+              g_autofree char *file = g_strndup (from + 1, strcspn (from + 1, ";"));
+
+              judge_read (c, file, o->dynamic, FALSE);
+            }
+        }
+      if (g_str_has_prefix (p, "wget")
+          && (opt_is (o, 0, "post-file") || opt_is (o, 0, "body-file")))
+        judge_read (c, o->value, o->dynamic, FALSE);
+    }
+  args_clear (&a);
+}
+
+/* Compilers and linkers: -o FILE is written. */
+static void
+check_compiler (Check *c, const Run *r)
+{
+  check_output_flag (c, r, "-o");
+}
+
+/* sort -o / --output=: the file is written. */
+static void
+check_sort (Check *c, const Run *r)
+{
+  check_output_flag (c, r, "-o");
+  for (guint i = r->start; r->argv[i] != NULL; i++)
+    if (g_str_has_prefix (r->argv[i], "--output="))
+      judge_write (c, r->argv[i] + strlen ("--output="), r->dyn[i], "writes");
+}
+
+/* uniq: the second operand is written. */
+static void
+check_uniq (Check *c, const Run *r)
+{
+  OptSpec spec = { "fsw", NULL, NULL, FALSE };
+  Args a;
+
+  args_parse (&a, r->argv, r->dyn, r->start, &spec);
+  if (n_ops (&a) > 1)
+    judge_write (c, op (&a, 1), op_dyn (&a, 1), "writes");
+  args_clear (&a);
+}
+
+/* openssl -out: the file is written. */
+static void
+check_openssl (Check *c, const Run *r)
+{
+  check_output_flag (c, r, "-out");
+}
+
+/* Editors: each file operand is edited. */
+static void
+check_editor (Check *c, const Run *r)
+{
+  OptSpec spec = { "cSuUTiwWsq", NULL, NULL, FALSE };
+  Args a;
+
+  args_parse (&a, r->argv, r->dyn, r->start, &spec);
+  for (guint k = 0; k < n_ops (&a); k++)
+    if (op (&a, k)[0] != '+')
+      judge_write (c, op (&a, k), op_dyn (&a, k), "edits");
+  args_clear (&a);
+}
+
+/* echo, printf: what is echoed into a shell (echo "…" | sh) is run. */
+static void
+check_echo (Check *c, const Run *r)
+{
+  g_autofree char *code = NULL;
+
+  if (!c->saw_pipe || c->stdin_exec == NULL || !ow_shell_is_shell (c->stdin_exec))
+    return;
+  code = join_words (r->argv, r->start);
+  check_code (c, code, "the text piped into a shell");
+}
+
+/* What programs are known to do with their arguments, by name: sorted
+ * for bsearch (strcmp order; test-safety checks it). Interpreters and
+ * shells are found by their own lists (ow_shell_is_shell, is_python,
+ * find_interp), case-insensitive Windows names by check_command. */
+typedef struct {
+  const char *name;
+  void      (*check) (Check *c, const Run *r);
+  gboolean    after_authority;  /* check_authority() reads the command first */
+  gboolean    own_reads;        /* the checker judges every read itself (no generic_reads) */
+} Program;
+
+static const Program programs[] = {
+  { ".",         check_source,    FALSE, FALSE },
+  { "alias",     check_alias,     FALSE, FALSE },
+  { "aria2c",    check_download,  TRUE, TRUE },
+  { "as",        check_compiler,  TRUE, FALSE },
+  { "awk",       check_awk,       FALSE, FALSE },
+  { "axel",      check_download,  TRUE, TRUE },
+  { "bsdtar",    check_tar,       FALSE, FALSE },
+  { "c++",       check_compiler,  TRUE, FALSE },
+  { "cc",        check_compiler,  TRUE, FALSE },
+  { "cd",        check_cd,        FALSE, FALSE },
+  { "chgrp",     check_chmod,     FALSE, FALSE },
+  { "chmod",     check_chmod,     FALSE, FALSE },
+  { "chown",     check_chmod,     FALSE, FALSE },
+  { "clang",     check_compiler,  TRUE, FALSE },
+  { "clang++",   check_compiler,  TRUE, FALSE },
+  { "cp",        check_copy,      FALSE, FALSE },
+  { "curl",      check_download,  TRUE, TRUE },
+  { "dd",        check_dd,        FALSE, FALSE },
+  { "deno",      check_deno,      FALSE, FALSE },
+  { "docker",    check_container, TRUE, FALSE },
+  { "echo",      check_echo,      TRUE, FALSE },
+  { "ed",        check_editor,    TRUE, FALSE },
+  { "emacs",     check_editor,    TRUE, FALSE },
+  { "env",       check_env,       FALSE, FALSE },
+  { "eval",      check_eval,      FALSE, FALSE },
+  { "ex",        check_editor,    TRUE, FALSE },
+  { "fetch",     check_download,  TRUE, TRUE },
+  { "find",      check_find,      FALSE, FALSE },
+  { "flock",     check_su,        FALSE, FALSE },
+  { "g++",       check_compiler,  TRUE, FALSE },
+  { "gawk",      check_awk,       FALSE, FALSE },
+  { "gcc",       check_compiler,  TRUE, FALSE },
+  { "git",       check_git,       FALSE, FALSE },
+  { "go",        check_compiler,  TRUE, FALSE },
+  { "gsed",      check_sed,       FALSE, FALSE },
+  { "hx",        check_editor,    TRUE, FALSE },
+  { "install",   check_copy,      FALSE, FALSE },
+  { "joe",       check_editor,    TRUE, FALSE },
+  { "kak",       check_editor,    TRUE, FALSE },
+  { "ld",        check_compiler,  TRUE, FALSE },
+  { "ln",        check_copy,      FALSE, FALSE },
+  { "mawk",      check_awk,       FALSE, FALSE },
+  { "micro",     check_editor,    TRUE, FALSE },
+  { "mkdir",     check_create,    FALSE, FALSE },
+  { "mkfifo",    check_create,    FALSE, FALSE },
+  { "mknod",     check_create,    FALSE, FALSE },
+  { "mv",        check_copy,      FALSE, FALSE },
+  { "nano",      check_editor,    TRUE, FALSE },
+  { "nawk",      check_awk,       FALSE, FALSE },
+  { "nerdctl",   check_container, TRUE, FALSE },
+  { "nvim",      check_editor,    TRUE, FALSE },
+  { "openssl",   check_openssl,   TRUE, FALSE },
+  { "pico",      check_editor,    TRUE, FALSE },
+  { "podman",    check_container, TRUE, FALSE },
+  { "printf",    check_echo,      TRUE, FALSE },
+  { "pushd",     check_cd,        FALSE, FALSE },
+  { "rm",        check_rm,        FALSE, FALSE },
+  { "rmdir",     check_rm,        FALSE, FALSE },
+  { "rsync",     check_transfer,  TRUE, FALSE },
+  { "runuser",   check_su,        FALSE, FALSE },
+  { "rustc",     check_compiler,  TRUE, FALSE },
+  { "scp",       check_transfer,  TRUE, FALSE },
+  { "script",    check_su,        FALSE, FALSE },
+  { "sed",       check_sed,       FALSE, FALSE },
+  { "sftp",      check_ssh,       TRUE, FALSE },
+  { "shred",     check_unlink,    FALSE, FALSE },
+  { "sort",      check_sort,      TRUE, FALSE },
+  { "source",    check_source,    FALSE, FALSE },
+  { "ssh",       check_ssh,       TRUE, FALSE },
+  { "su",        check_su,        FALSE, FALSE },
+  { "tar",       check_tar,       FALSE, FALSE },
+  { "tcc",       check_compiler,  TRUE, FALSE },
+  { "tee",       check_create,    FALSE, FALSE },
+  { "touch",     check_create,    FALSE, FALSE },
+  { "trap",      check_trap,      FALSE, FALSE },
+  { "truncate",  check_create,    FALSE, FALSE },
+  { "uniq",      check_uniq,      TRUE, FALSE },
+  { "unlink",    check_unlink,    FALSE, FALSE },
+  { "unzip",     check_unzip,     FALSE, FALSE },
+  { "vi",        check_editor,    TRUE, FALSE },
+  { "view",      check_editor,    TRUE, FALSE },
+  { "vim",       check_editor,    TRUE, FALSE },
+  { "watch",     check_watch,     FALSE, FALSE },
+  { "wget",      check_download,  TRUE, TRUE },
+  { "wget2",     check_download,  TRUE, TRUE },
+  { "zip",       check_zip,       FALSE, FALSE },
+};
+
+static int
+program_compare (const void *key, const void *entry)
+{
+  return strcmp (key, ((const Program *) entry)->name);
+}
+
+static const Program *
+find_program (const char *name)
+{
+  return bsearch (name, programs, G_N_ELEMENTS (programs), sizeof programs[0], program_compare);
+}
+
 static void
 check_command (Check *c, const OwShellCommand *cmd)
 {
   GPtrArray *saved = NULL, *saved_words;
   gboolean saved_unknown = FALSE;
+  const Program *program;
   const Interp *interp;
   const char *p;
   Run r;
@@ -4033,350 +4521,27 @@ check_command (Check *c, const OwShellCommand *cmd)
   if (name_in (p, downloaders) && c->downloader == NULL)
     c->downloader = g_strdup (p);
 
-  if (strcmp (p, "cd") == 0 || strcmp (p, "pushd") == 0)
-    check_cd (c, &r);
-  else if (strcmp (p, "rm") == 0 || strcmp (p, "rmdir") == 0)
-    check_rm (c, &r);
-  else if (strcmp (p, "unlink") == 0 || strcmp (p, "shred") == 0)
-    {
-      for (guint i = r.start; r.argv[i] != NULL; i++)
-        if (r.dyn[i] || r.argv[i][0] != '-')
-          judge_delete (c, r.argv[i], r.dyn[i], FALSE, FALSE);
-      more_targets (c, &r, "deletes", TRUE, FALSE);
-    }
-  else if (strcmp (p, "find") == 0)
-    check_find (c, &r);
-  else if (strcmp (p, "cp") == 0 || strcmp (p, "mv") == 0 || strcmp (p, "install") == 0
-           || strcmp (p, "ln") == 0)
-    check_copy (c, &r);
-  else if (strcmp (p, "tee") == 0 || strcmp (p, "touch") == 0 || strcmp (p, "mkdir") == 0
-           || strcmp (p, "truncate") == 0 || strcmp (p, "mkfifo") == 0 || strcmp (p, "mknod") == 0)
-    {
-      OptSpec spec = { strcmp (p, "touch") == 0      ? "dtr"
-                       : strcmp (p, "truncate") == 0 ? "sro"
-                                                     : "mZ",
-                       NULL, NULL, FALSE };
-      Args a;
-
-      args_parse (&a, r.argv, r.dyn, r.start, &spec);
-      for (guint k = 0; k < n_ops (&a); k++)
-        if (strcmp (op (&a, k), "-") != 0)
-          judge_write (c, op (&a, k), op_dyn (&a, k), "writes");
-      more_targets (c, &r, "writes", FALSE, FALSE);
-      args_clear (&a);
-    }
-  else if (strcmp (p, "chmod") == 0 || strcmp (p, "chown") == 0 || strcmp (p, "chgrp") == 0)
-    check_chmod (c, &r);
-  else if (strcmp (p, "dd") == 0)
-    {
-      for (guint i = r.start; r.argv[i] != NULL; i++)
-        {
-          if (g_str_has_prefix (r.argv[i], "of="))
-            judge_write (c, r.argv[i] + 3, r.dyn[i], "writes");
-          else if (g_str_has_prefix (r.argv[i], "if="))
-            judge_read (c, r.argv[i] + 3, r.dyn[i], FALSE);
-        }
-    }
-  else if (strcmp (p, "sed") == 0 || strcmp (p, "gsed") == 0)
-    check_sed (c, &r);
-  else if (strcmp (p, "awk") == 0 || strcmp (p, "gawk") == 0 || strcmp (p, "mawk") == 0
-           || strcmp (p, "nawk") == 0)
-    check_awk (c, &r);
+  program = find_program (p);
+  if (program != NULL && !program->after_authority)
+    program->check (c, &r);
   else if (ow_shell_is_shell (p))
     check_shell_program (c, cmd, p, r.start);
   else if (is_python (p))
     check_python (c, cmd, p, r.start);
   else if ((interp = find_interp (p)) != NULL)
     check_interp (c, cmd, interp, r.start);
-  else if (strcmp (p, "deno") == 0)
-    {
-      g_autoptr(GPtrArray) words = plain_words (&r);
-
-      for (guint k = 1; k < words->len; k++)
-        if (is_url (g_ptr_array_index (words, k)))
-          finding (c, OW_SAFETY_DOWNLOADED_EXEC, "deno runs %s straight from the network",
-                   (const char *) g_ptr_array_index (words, k));
-    }
-  else if (strcmp (p, "eval") == 0)
-    {
-      g_autofree char *code = ow_shell_inner_command (cmd, NULL);
-
-      for (guint i = r.start; r.argv[i] != NULL; i++)
-        if (r.dyn[i] && (strstr (r.argv[i], "$(") != NULL || strchr (r.argv[i], '`') != NULL))
-          {
-            finding (c, OW_SAFETY_OPAQUE_CODE,
-                     "eval runs the output of a command, code that is only known when it runs");
-            break;
-          }
-      check_code (c, code != NULL ? code : "", "eval");
-    }
-  else if (strcmp (p, "source") == 0 || strcmp (p, ".") == 0)
-    {
-      if (r.argv[r.start] != NULL)
-        check_exec_file (c, r.argv[r.start], r.dyn[r.start], p);
-    }
-  else if (strcmp (p, "su") == 0 || strcmp (p, "runuser") == 0 || strcmp (p, "flock") == 0
-           || strcmp (p, "script") == 0)
-    {
-      static const char *const longs[] = { "command", "session-command", "group", "shell", NULL };
-      OptSpec spec = { strcmp (p, "flock") == 0    ? "wEc"
-                       : strcmp (p, "script") == 0 ? "cEIOTBt"
-                                                   : "cgGswu",
-                       NULL, longs, strcmp (p, "flock") == 0 };
-      const Opt *code;
-      Args a;
-
-      args_parse (&a, r.argv, r.dyn, r.start, &spec);
-      code = args_value (&a, 'c', "command");
-      if (code == NULL)
-        code = args_value (&a, 0, "session-command");
-      if (code != NULL)
-        {
-          g_autofree char *what = g_strdup_printf ("%s -c", p);
-
-          check_code (c, code->value, what);
-        }
-      else if (strcmp (p, "flock") == 0 && n_ops (&a) > 1)
-        {
-          guint from = g_array_index (a.ops, guint, 1);
-
-          check_words (c, (char **) r.argv + from, r.dyn + from,
-                       g_strv_length ((char **) r.argv + from));
-        }
-      if (strcmp (p, "script") == 0 && n_ops (&a) > 0)
-        judge_write (c, op (&a, 0), op_dyn (&a, 0), "writes");
-      args_clear (&a);
-    }
-  else if (strcmp (p, "watch") == 0)
-    {
-      static const char *const longs[] = { "interval", NULL };
-      OptSpec spec = { "nq", NULL, longs, TRUE };
-      Args a;
-
-      args_parse (&a, r.argv, r.dyn, r.start, &spec);
-      if (n_ops (&a) > 0)
-        {
-          guint from = g_array_index (a.ops, guint, 0);
-
-          if (args_has (&a, 'x', "exec"))
-            check_words (c, (char **) r.argv + from, r.dyn + from,
-                         g_strv_length ((char **) r.argv + from));
-          else
-            {
-              g_autofree char *code = join_words (r.argv, from);
-
-              check_code (c, code, "watch");
-            }
-        }
-      args_clear (&a);
-    }
-  else if (strcmp (p, "trap") == 0)
-    {
-      g_autoptr(GPtrArray) words = plain_words (&r);
-
-      if (words->len >= 2)
-        check_code (c, g_ptr_array_index (words, 0), "trap");
-    }
-  else if (strcmp (p, "alias") == 0)
-    {
-      for (guint i = r.start; r.argv[i] != NULL; i++)
-        {
-          const char *eq = strchr (r.argv[i], '=');
-
-          if (eq != NULL)
-            check_code (c, eq + 1, "alias");
-        }
-    }
-  else if (strcmp (p, "env") == 0)
-    {
-      for (guint i = r.start; r.argv[i] != NULL; i++)
-        {
-          const char *w = r.argv[i];
-
-          if ((strcmp (w, "-S") == 0 || strcmp (w, "--split-string") == 0) && r.argv[i + 1] != NULL)
-            {
-              check_code (c, r.argv[i + 1], "env -S");
-              break;
-            }
-          if (g_str_has_prefix (w, "--split-string="))
-            {
-              check_code (c, w + strlen ("--split-string="), "env -S");
-              break;
-            }
-          if (g_str_has_prefix (w, "-S") && w[2] != '\0')
-            {
-              check_code (c, w + 2, "env -S");
-              break;
-            }
-        }
-    }
-  else if (strcmp (p, "tar") == 0 || strcmp (p, "bsdtar") == 0)
-    check_tar (c, &r);
-  else if (strcmp (p, "zip") == 0)
-    {
-      OptSpec spec = { "bntxiIOPZs", NULL, NULL, FALSE };
-      Args a;
-
-      args_parse (&a, r.argv, r.dyn, r.start, &spec);
-      if (n_ops (&a) > 0)
-        judge_write (c, op (&a, 0), op_dyn (&a, 0), "writes");
-      for (guint k = 1; k < n_ops (&a); k++)
-        judge_read (c, op (&a, k), op_dyn (&a, k),
-                    args_has (&a, 'r', "recurse-paths") || args_has (&a, 'R', NULL));
-      args_clear (&a);
-    }
-  else if (strcmp (p, "unzip") == 0)
-    {
-      for (guint i = r.start; r.argv[i] != NULL; i++)
-        if (strcmp (r.argv[i], "-d") == 0 && r.argv[i + 1] != NULL)
-          judge_write (c, r.argv[i + 1], r.dyn[i + 1], "extracts an archive into");
-    }
-  else if (strcmp (p, "git") == 0)
-    check_git (c, &r);
   else if (check_authority (c, &r))
     ;
+  else if (program != NULL)
+    program->check (c, &r);
   else if (g_ascii_strcasecmp (p, "cmd") == 0 || g_ascii_strcasecmp (p, "cmd.exe") == 0)
-    {
-      for (guint i = r.start; r.argv[i] != NULL; i++)
-        if (g_ascii_strcasecmp (r.argv[i], "/c") == 0 || g_ascii_strcasecmp (r.argv[i], "/k") == 0)
-          {
-            g_autofree char *text = join_words (r.argv, i + 1);
-
-            judge_foreign_text (c, text, "cmd");
-            break;
-          }
-    }
+    check_cmd_exe (c, &r);
   else if (g_ascii_strncasecmp (p, "powershell", 10) == 0
            || g_ascii_strncasecmp (p, "pwsh", 4) == 0)
     check_powershell (c, &r);
-  else if (strcmp (p, "scp") == 0 || strcmp (p, "rsync") == 0)
-    check_transfer (c, &r);
-  else if (strcmp (p, "ssh") == 0 || strcmp (p, "sftp") == 0)
-    {
-      /* -o ProxyCommand=… and LocalCommand run here, not on the server */
-      for (guint i = r.start; r.argv[i] != NULL; i++)
-        {
-          const char *w = r.argv[i];
-          const char *opt = NULL;
 
-          if (strcmp (w, "-o") == 0 && r.argv[i + 1] != NULL)
-            opt = r.argv[++i];
-          else if (g_str_has_prefix (w, "-o"))
-            opt = w + 2;
-          if (opt != NULL && (g_ascii_strncasecmp (opt, "ProxyCommand", 12) == 0
-                              || g_ascii_strncasecmp (opt, "LocalCommand", 12) == 0)
-              && strpbrk (opt, "= ") != NULL)
-            {
-              const char *code = strpbrk (opt, "= ") + 1;
-
-              check_code (c, code, "an ssh ProxyCommand");
-            }
-        }
-    }
-  else if (strcmp (p, "docker") == 0 || strcmp (p, "podman") == 0 || strcmp (p, "nerdctl") == 0)
-    check_container (c, &r);
-  else if (strcmp (p, "curl") == 0 || strcmp (p, "wget") == 0 || strcmp (p, "wget2") == 0
-           || strcmp (p, "aria2c") == 0 || strcmp (p, "axel") == 0 || strcmp (p, "fetch") == 0)
-    {
-      g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
-      Args a;
-
-      download_targets (cmd, p, r.start, files);
-      for (guint k = 0; k < files->len; k++)
-        judge_write (c, g_ptr_array_index (files, k), FALSE, "downloads to");
-      args_parse (&a, r.argv, r.dyn, r.start,
-                  strcmp (p, "curl") == 0        ? &curl_spec
-                  : g_str_has_prefix (p, "wget") ? &wget_spec
-                                                 : &aria_spec);
-      for (guint i = 0; i < a.opts->len; i++)
-        {
-          const Opt *o = &g_array_index (a.opts, Opt, i);
-
-          if (o->value == NULL)
-            continue;
-          if (strcmp (p, "curl") == 0
-              && (opt_is (o, 'D', "dump-header") || opt_is (o, 'c', "cookie-jar")
-                  || opt_is (o, 0, "trace") || opt_is (o, 0, "trace-ascii")
-                  || opt_is (o, 0, "stderr") || opt_is (o, 0, "libcurl")
-                  || (opt_is (o, 'o', "output") && o->dynamic))
-              && strcmp (o->value, "-") != 0)
-            judge_write (c, o->value, o->dynamic, "writes");
-          if (g_str_has_prefix (p, "wget")
-              && (opt_is (o, 'o', "output-file") || opt_is (o, 'a', "append-output")
-                  || (opt_is (o, 'O', "output-document") && o->dynamic)))
-            judge_write (c, o->value, o->dynamic, "writes");
-          if (g_str_has_prefix (p, "wget") && opt_is (o, 'e', "execute"))
-            judge_write (c, ".", FALSE, "writes");
-          if (strcmp (p, "curl") == 0
-              && (opt_is (o, 'T', "upload-file") || opt_is (o, 'K', "config")))
-            judge_read (c, o->value, o->dynamic, FALSE);
-          if (strcmp (p, "curl") == 0 && o->value[0] != '\0'
-              && (opt_is (o, 'd', "data") || opt_is (o, 0, "data-binary")
-                  || opt_is (o, 0, "data-urlencode") || opt_is (o, 0, "data-ascii")
-                  || opt_is (o, 0, "json") || opt_is (o, 'F', "form")))
-            {
-              const char *at = strchr (o->value, '@');
-              const char *lt = opt_is (o, 'F', "form") ? strchr (o->value, '<') : NULL;
-              const char *from = at != NULL ? at : lt;
-
-              if (from != NULL)
-                {
-                  g_autofree char *file = g_strndup (from + 1, strcspn (from + 1, ";"));
-
-                  judge_read (c, file, o->dynamic, FALSE);
-                }
-            }
-          if (g_str_has_prefix (p, "wget")
-              && (opt_is (o, 0, "post-file") || opt_is (o, 0, "body-file")))
-            judge_read (c, o->value, o->dynamic, FALSE);
-        }
-      args_clear (&a);
-      goto out;
-    }
-  else if (strcmp (p, "cc") == 0 || strcmp (p, "gcc") == 0 || strcmp (p, "g++") == 0
-           || strcmp (p, "c++") == 0 || strcmp (p, "clang") == 0 || strcmp (p, "clang++") == 0
-           || strcmp (p, "tcc") == 0 || strcmp (p, "ld") == 0 || strcmp (p, "as") == 0
-           || strcmp (p, "rustc") == 0 || strcmp (p, "go") == 0)
-    check_output_flag (c, &r, "-o");
-  else if (strcmp (p, "sort") == 0)
-    {
-      check_output_flag (c, &r, "-o");
-      for (guint i = r.start; r.argv[i] != NULL; i++)
-        if (g_str_has_prefix (r.argv[i], "--output="))
-          judge_write (c, r.argv[i] + strlen ("--output="), r.dyn[i], "writes");
-    }
-  else if (strcmp (p, "uniq") == 0)
-    {
-      OptSpec spec = { "fsw", NULL, NULL, FALSE };
-      Args a;
-
-      args_parse (&a, r.argv, r.dyn, r.start, &spec);
-      if (n_ops (&a) > 1)
-        judge_write (c, op (&a, 1), op_dyn (&a, 1), "writes");
-      args_clear (&a);
-    }
-  else if (strcmp (p, "openssl") == 0)
-    check_output_flag (c, &r, "-out");
-  else if (name_in (p, editors))
-    {
-      OptSpec spec = { "cSuUTiwWsq", NULL, NULL, FALSE };
-      Args a;
-
-      args_parse (&a, r.argv, r.dyn, r.start, &spec);
-      for (guint k = 0; k < n_ops (&a); k++)
-        if (op (&a, k)[0] != '+')
-          judge_write (c, op (&a, k), op_dyn (&a, k), "edits");
-      args_clear (&a);
-    }
-  else if ((strcmp (p, "echo") == 0 || strcmp (p, "printf") == 0) && c->saw_pipe
-           && c->stdin_exec != NULL && ow_shell_is_shell (c->stdin_exec))
-    {
-      /* echo "…" | sh: what is echoed is run */
-      g_autofree char *code = join_words (r.argv, r.start);
-
-      check_code (c, code, "the text piped into a shell");
-    }
-
+  if (program != NULL && program->own_reads)
+    goto out;
   generic_reads (c, &r);
 out:
   if (saved != NULL)
