@@ -35,6 +35,7 @@
  * checks.
  */
 #include "policy/ow-safety.h"
+#include "policy/ow-safety-private.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -905,6 +906,27 @@ test_unreadable (void)
   run_table (unreadable_cases, G_N_ELEMENTS (unreadable_cases));
 }
 
+/* check_command finds programs by bsearch: its table must be sorted and
+ * hold each name once. */
+static void
+test_program_table (void)
+{
+  static const char *const good[] = { "a", "b", "c" };
+  static const char *const unsorted[] = { "a", "c", "b" };
+  static const char *const twice[] = { "a", "b", "b", "c" };
+  const char *bad = NULL;
+
+  if (!ow_safety_programs_sorted (&bad))
+    g_error ("the program table is not sorted or holds a name twice, at \"%s\"", bad);
+  /* the check itself can fail */
+  g_assert_true (ow_safety_names_sorted (good, G_N_ELEMENTS (good), sizeof good[0], NULL));
+  g_assert_false (ow_safety_names_sorted (unsorted, G_N_ELEMENTS (unsorted), sizeof unsorted[0], &bad));
+  g_assert_cmpstr (bad, ==, "b");
+  bad = NULL;
+  g_assert_false (ow_safety_names_sorted (twice, G_N_ELEMENTS (twice), sizeof twice[0], &bad));
+  g_assert_cmpstr (bad, ==, "b");
+}
+
 /* sh -c strings are read to the depth the deny rules and floors share
  * (OW_SHELL_MAX_NESTING); one level deeper, every check applies. */
 static void
@@ -1176,6 +1198,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/ow/policy/safety/delete", test_delete);
   g_test_add_func ("/ow/policy/safety/nesting", test_nesting);
+  g_test_add_func ("/ow/policy/safety/program-table", test_program_table);
   g_test_add_func ("/ow/policy/safety/write", test_write);
   g_test_add_func ("/ow/policy/safety/protected", test_protected);
   g_test_add_func ("/ow/policy/safety/authority", test_authority);
