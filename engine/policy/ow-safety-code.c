@@ -55,7 +55,9 @@ check_git_config (Check *c, const Args *a)
                                         "rename-section", "remove-section", "edit", NULL };
   gboolean global = ow_safety_args_has (a, 0, "global") || ow_safety_args_has (a, 0, "system");
   const Opt *file = ow_safety_args_value (a, 'f', "file");
-  const char *verb = ow_safety_n_ops (a) > 1 && ow_safety_name_in (ow_safety_op (a, 1), verbs) ? ow_safety_op (a, 1) : NULL;
+  const char *verb = ow_safety_n_ops (a) > 1 && ow_safety_name_in (ow_safety_op (a, 1), verbs)
+                         ? ow_safety_op (a, 1)
+                         : NULL;
   guint key_at = verb != NULL ? 2 : 1;
   const char *key = ow_safety_n_ops (a) > key_at ? ow_safety_op (a, key_at) : NULL;
   gboolean reading = FALSE, writing = FALSE, editing;
@@ -90,12 +92,14 @@ check_git_config (Check *c, const Args *a)
     ow_safety_finding (
         c, OW_SAFETY_PERSISTENT_AUTHORITY,
         "git config %s%s%s changes git's settings for every repository, which outlives the session",
-        ow_safety_args_has (a, 0, "system") ? "--system" : "--global", key != NULL && !editing ? " " : "",
-        key != NULL && !editing ? key : "");
+        ow_safety_args_has (a, 0, "system") ? "--system" : "--global",
+        key != NULL && !editing ? " " : "", key != NULL && !editing ? key : "");
   if (key != NULL && !editing && git_key_runs_code (key))
-    ow_safety_finding (c, OW_SAFETY_PROTECTED_FILE, "git config %s changes which programs git runs", key);
+    ow_safety_finding (c, OW_SAFETY_PROTECTED_FILE, "git config %s changes which programs git runs",
+                       key);
   if (editing && !global && file == NULL)
-    ow_safety_finding (c, OW_SAFETY_PROTECTED_FILE, "git config --edit edits the repository's git settings");
+    ow_safety_finding (c, OW_SAFETY_PROTECTED_FILE,
+                       "git config --edit edits the repository's git settings");
   if (file != NULL)
     ow_safety_judge_write (c, file->value, file->dynamic, "writes");
 }
@@ -184,8 +188,8 @@ ow_safety_check_git (Check *c, const Run *r)
       ow_safety_args_parse (&a, r->argv, r->dyn, sub_at + 1, &spec);
       tmpl = ow_safety_args_value (&a, 0, "template");
       if (tmpl != NULL)
-        ow_safety_finding (c, OW_SAFETY_PROTECTED_FILE, "git %s --template copies the git hooks in %s", sub,
-                 tmpl->value);
+        ow_safety_finding (c, OW_SAFETY_PROTECTED_FILE,
+                           "git %s --template copies the git hooks in %s", sub, tmpl->value);
       for (guint i = 0; i < a.opts->len; i++)
         {
           const Opt *o = &g_array_index (a.opts, Opt, i);
@@ -196,7 +200,7 @@ ow_safety_check_git (Check *c, const Run *r)
 
               if (git_key_runs_code (key))
                 ow_safety_finding (c, OW_SAFETY_PROTECTED_FILE,
-                         "git %s -c %s changes which programs git runs", sub, key);
+                                   "git %s -c %s changes which programs git runs", sub, key);
             }
           if (ow_safety_opt_is (o, 'u', "upload-pack") && o->value != NULL)
             ow_safety_check_code (c, o->value, "git clone --upload-pack");
@@ -204,8 +208,8 @@ ow_safety_check_git (Check *c, const Run *r)
             ow_safety_judge_write (c, o->value, o->dynamic, "writes");
         }
       if (strcmp (sub, "init") == 0)
-        ow_safety_judge_write (c, ow_safety_n_ops (&a) > 0 ? ow_safety_op (&a, 0) : ".", ow_safety_n_ops (&a) > 0 && ow_safety_op_dyn (&a, 0),
-                     "writes");
+        ow_safety_judge_write (c, ow_safety_n_ops (&a) > 0 ? ow_safety_op (&a, 0) : ".",
+                               ow_safety_n_ops (&a) > 0 && ow_safety_op_dyn (&a, 0), "writes");
       else if (ow_safety_n_ops (&a) > 1)
         ow_safety_judge_write (c, ow_safety_op (&a, 1), ow_safety_op_dyn (&a, 1), "clones into");
       else if (ow_safety_n_ops (&a) == 1 && !ow_safety_op_dyn (&a, 0))
@@ -285,9 +289,10 @@ ow_safety_check_authority (Check *c, const Run *r)
 
       if (ow_safety_name_in (w0, governing))
         {
-          ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                   "runs `openworker %s`, which changes OpenWorker's own rules, asks, keys or machine settings",
-                   w0);
+          ow_safety_finding (
+              c, OW_SAFETY_PERSISTENT_AUTHORITY,
+              "runs `openworker %s`, which changes OpenWorker's own rules, asks, keys or machine settings",
+              w0);
           return TRUE;
         }
       return FALSE;
@@ -296,7 +301,7 @@ ow_safety_check_authority (Check *c, const Run *r)
     {
       if (!ow_safety_run_has_flag (r, 'l', NULL))
         ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                 "crontab changes scheduled jobs, which outlive the session");
+                           "crontab changes scheduled jobs, which outlive the session");
       return TRUE;
     }
   if (strcmp (p, "at") == 0 || strcmp (p, "batch") == 0)
@@ -305,7 +310,7 @@ ow_safety_check_authority (Check *c, const Run *r)
           || !(ow_safety_run_has_flag (r, 'l', NULL) || ow_safety_run_has_flag (r, 'c', NULL)
                || ow_safety_run_has_flag (r, 'r', NULL) || ow_safety_run_has_flag (r, 'd', NULL)))
         ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                 "%s schedules a job that runs after the session", p);
+                           "%s schedules a job that runs after the session", p);
       return TRUE;
     }
   if (strcmp (p, "systemctl") == 0)
@@ -324,10 +329,12 @@ ow_safety_check_authority (Check *c, const Run *r)
       ow_safety_args_parse (&a, r->argv, r->dyn, r->start, &spec);
       if (ow_safety_n_ops (&a) > 0 && ow_safety_name_in (ow_safety_op (&a, 0), start_verbs))
         ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                 "systemctl %s makes a service start on its own, beyond the session", ow_safety_op (&a, 0));
-      else if (ow_safety_n_ops (&a) > 0 && ow_safety_name_in (ow_safety_op (&a, 0), change_verbs) && !ow_safety_args_has (&a, 0, "runtime"))
-        ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY, "systemctl %s changes a unit for good",
-                 ow_safety_op (&a, 0));
+                           "systemctl %s makes a service start on its own, beyond the session",
+                           ow_safety_op (&a, 0));
+      else if (ow_safety_n_ops (&a) > 0 && ow_safety_name_in (ow_safety_op (&a, 0), change_verbs)
+               && !ow_safety_args_has (&a, 0, "runtime"))
+        ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
+                           "systemctl %s changes a unit for good", ow_safety_op (&a, 0));
       ow_safety_args_clear (&a);
       return TRUE;
     }
@@ -337,7 +344,7 @@ ow_safety_check_authority (Check *c, const Run *r)
         if (g_str_has_prefix (r->argv[i], "--on-"))
           {
             ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                     "systemd-run sets a timer that fires after the session");
+                               "systemd-run sets a timer that fires after the session");
             break;
           }
       return FALSE;
@@ -346,7 +353,7 @@ ow_safety_check_authority (Check *c, const Run *r)
     {
       if (strcmp (w0, "enable-linger") == 0)
         ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                 "loginctl enable-linger keeps your services running after you log out");
+                           "loginctl enable-linger keeps your services running after you log out");
       return TRUE;
     }
   if (strcmp (p, "launchctl") == 0)
@@ -354,14 +361,14 @@ ow_safety_check_authority (Check *c, const Run *r)
       if (strcmp (w0, "load") == 0 || strcmp (w0, "bootstrap") == 0 || strcmp (w0, "enable") == 0
           || strcmp (w0, "submit") == 0)
         ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                 "launchctl %s installs a job that outlives the session", w0);
+                           "launchctl %s installs a job that outlives the session", w0);
       return TRUE;
     }
   if (g_ascii_strcasecmp (p, "schtasks") == 0 || g_ascii_strcasecmp (p, "schtasks.exe") == 0)
     {
       if (has_word_ci (r, "/create") || has_word_ci (r, "-create"))
         ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                 "schtasks /create schedules a task that outlives the session");
+                           "schtasks /create schedules a task that outlives the session");
       return TRUE;
     }
   if (g_ascii_strcasecmp (p, "reg") == 0 || g_ascii_strcasecmp (p, "reg.exe") == 0)
@@ -377,28 +384,29 @@ ow_safety_check_authority (Check *c, const Run *r)
         }
       if (g_ascii_strcasecmp (w0, "add") == 0 && run_key)
         ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                 "reg add …\\Run makes a program start at every login");
+                           "reg add …\\Run makes a program start at every login");
       return TRUE;
     }
   if (strcmp (p, "setcap") == 0)
     {
       if (!ow_safety_run_has_flag (r, 'v', NULL))
         ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                 "setcap gives %s capabilities that outlive the session",
-                 words->len > 0 ? (const char *) g_ptr_array_index (words, words->len - 1)
-                                : "a program");
+                           "setcap gives %s capabilities that outlive the session",
+                           words->len > 0 ? (const char *) g_ptr_array_index (words, words->len - 1)
+                                          : "a program");
       return TRUE;
     }
   if (strcmp (p, "ssh-copy-id") == 0)
     {
-      ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-               "ssh-copy-id adds a key to a server's authorized keys, which outlives the session");
+      ow_safety_finding (
+          c, OW_SAFETY_PERSISTENT_AUTHORITY,
+          "ssh-copy-id adds a key to a server's authorized keys, which outlives the session");
       return FALSE;
     }
   if (ow_safety_name_in (p, accounts))
     {
       ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-               "%s changes the system's accounts, which outlives the session", p);
+                         "%s changes the system's accounts, which outlives the session", p);
       return TRUE;
     }
   if (ow_safety_name_in (p, boot))
@@ -411,20 +419,23 @@ ow_safety_check_authority (Check *c, const Run *r)
       if (strcmp (w0, "auth") == 0)
         {
           if (strcmp (w1, "token") == 0)
-            ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ, "gh auth token prints the GitHub CLI token");
+            ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ,
+                               "gh auth token prints the GitHub CLI token");
           else if (strcmp (w1, "status") != 0 && w1[0] != '\0')
-            ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                     "gh auth %s changes the GitHub CLI's login, which outlives the session", w1);
+            ow_safety_finding (
+                c, OW_SAFETY_PERSISTENT_AUTHORITY,
+                "gh auth %s changes the GitHub CLI's login, which outlives the session", w1);
         }
       else if ((strcmp (w0, "ssh-key") == 0 || strcmp (w0, "gpg-key") == 0)
                && strcmp (w1, "add") == 0)
         ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                 "gh %s add registers a key with GitHub, which outlives the session", w0);
+                           "gh %s add registers a key with GitHub, which outlives the session", w0);
       else if (strcmp (w0, "repo") == 0 && strcmp (w1, "deploy-key") == 0 && words->len > 2
                && strcmp (g_ptr_array_index (words, 2), "add") == 0)
-        ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                 "gh repo deploy-key add grants a key access to a repository, which outlives the "
-                 "session");
+        ow_safety_finding (
+            c, OW_SAFETY_PERSISTENT_AUTHORITY,
+            "gh repo deploy-key add grants a key access to a repository, which outlives the "
+            "session");
       return FALSE;
     }
   return FALSE;
@@ -444,7 +455,7 @@ judge_foreign_text (Check *c, const char *text, const char *shell)
            || strstr (lower, "ri ") != NULL)
           && strstr (lower, "-r") != NULL))
     ow_safety_finding (c, OW_SAFETY_RECURSIVE_DELETE,
-             "%s deletes a folder tree, which cannot be located before it runs", shell);
+                       "%s deletes a folder tree, which cannot be located before it runs", shell);
   if ((strstr (lower, "iex") != NULL || strstr (lower, "invoke-expression") != NULL)
       && (strstr (lower, "iwr") != NULL || strstr (lower, "irm") != NULL
           || strstr (lower, "invoke-webrequest") != NULL
@@ -457,7 +468,7 @@ judge_foreign_text (Check *c, const char *text, const char *shell)
       || (strstr (lower, "schtasks") != NULL && strstr (lower, "create") != NULL)
       || strstr (lower, "currentversion\\run") != NULL)
     ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-             "%s sets up a task or start-up entry that outlives the session", shell);
+                       "%s sets up a task or start-up entry that outlives the session", shell);
   ow_safety_judge_code_text (c, text, shell);
 }
 
@@ -492,7 +503,8 @@ ow_safety_check_powershell (Check *c, const Run *r)
 
           if (text == NULL)
             ow_safety_finding (c, SAFETY_ALL,
-                     "%s runs encoded code that cannot be read, so every check applies", r->prog);
+                               "%s runs encoded code that cannot be read, so every check applies",
+                               r->prog);
           else
             judge_foreign_text (c, text, r->prog);
           return;
@@ -623,7 +635,7 @@ ow_safety_check_deno (Check *c, const Run *r)
   for (guint k = 1; k < words->len; k++)
     if (ow_safety_is_url (g_ptr_array_index (words, k)))
       ow_safety_finding (c, OW_SAFETY_DOWNLOADED_EXEC, "deno runs %s straight from the network",
-               (const char *) g_ptr_array_index (words, k));
+                         (const char *) g_ptr_array_index (words, k));
 }
 
 /* eval: its words are a command line (ow_shell_inner_command). */
@@ -635,8 +647,9 @@ ow_safety_check_eval (Check *c, const Run *r)
   for (guint i = r->start; r->argv[i] != NULL; i++)
     if (r->dyn[i] && (strstr (r->argv[i], "$(") != NULL || strchr (r->argv[i], '`') != NULL))
       {
-        ow_safety_finding (c, OW_SAFETY_OPAQUE_CODE,
-                 "eval runs the output of a command, code that is only known when it runs");
+        ow_safety_finding (
+            c, OW_SAFETY_OPAQUE_CODE,
+            "eval runs the output of a command, code that is only known when it runs");
         break;
       }
   ow_safety_check_code (c, code != NULL ? code : "", "eval");
@@ -680,7 +693,7 @@ ow_safety_check_su (Check *c, const Run *r)
       guint from = g_array_index (a.ops, guint, 1);
 
       ow_safety_check_words (c, (char **) r->argv + from, r->dyn + from,
-                   g_strv_length ((char **) r->argv + from));
+                             g_strv_length ((char **) r->argv + from));
     }
   if (strcmp (p, "script") == 0 && ow_safety_n_ops (&a) > 0)
     ow_safety_judge_write (c, ow_safety_op (&a, 0), ow_safety_op_dyn (&a, 0), "writes");
@@ -702,7 +715,7 @@ ow_safety_check_watch (Check *c, const Run *r)
 
       if (ow_safety_args_has (&a, 'x', "exec"))
         ow_safety_check_words (c, (char **) r->argv + from, r->dyn + from,
-                     g_strv_length ((char **) r->argv + from));
+                               g_strv_length ((char **) r->argv + from));
       else
         {
           g_autofree char *code = ow_safety_join_words (r->argv, from);
@@ -813,9 +826,9 @@ ow_safety_check_download (Check *c, const Run *r)
   for (guint k = 0; k < files->len; k++)
     ow_safety_judge_write (c, g_ptr_array_index (files, k), FALSE, "downloads to");
   ow_safety_args_parse (&a, r->argv, r->dyn, r->start,
-              strcmp (p, "curl") == 0        ? &ow_safety_curl_spec
-              : g_str_has_prefix (p, "wget") ? &ow_safety_wget_spec
-                                             : &ow_safety_aria_spec);
+                        strcmp (p, "curl") == 0        ? &ow_safety_curl_spec
+                        : g_str_has_prefix (p, "wget") ? &ow_safety_wget_spec
+                                                       : &ow_safety_aria_spec);
   for (guint i = 0; i < a.opts->len; i++)
     {
       const Opt *o = &g_array_index (a.opts, Opt, i);

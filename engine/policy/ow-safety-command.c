@@ -49,7 +49,8 @@ is_recursive_reader (const Run *r)
     return TRUE;
   if (strcmp (p, "grep") == 0 || strcmp (p, "egrep") == 0 || strcmp (p, "fgrep") == 0
       || strcmp (p, "ugrep") == 0)
-    return ow_safety_run_has_flag (r, 'r', "--recursive") || ow_safety_run_has_flag (r, 'R', "--dereference-recursive")
+    return ow_safety_run_has_flag (r, 'r', "--recursive")
+           || ow_safety_run_has_flag (r, 'R', "--dereference-recursive")
            || ow_safety_run_has_flag (r, 0, "--directories=recurse");
   if (strcmp (p, "cp") == 0 || strcmp (p, "scp") == 0 || strcmp (p, "zip") == 0)
     return ow_safety_run_has_flag (r, 'r', "--recursive") || ow_safety_run_has_flag (r, 'R', NULL)
@@ -129,18 +130,20 @@ ow_safety_each_write (Check *c, const Args *a, guint from, const char *verb)
 }
 
 void
-ow_safety_more_targets (Check *c, const Run *r, const char *verb, gboolean deletes, gboolean recursive)
+ow_safety_more_targets (Check *c, const Run *r, const char *verb, gboolean deletes,
+                        gboolean recursive)
 {
   if (!r->more)
     return;
   ow_safety_finding (c, OW_SAFETY_WRITE_OUTSIDE,
-           "%s %s paths that xargs passes at run time, only known when the command runs", r->prog,
-           verb);
+                     "%s %s paths that xargs passes at run time, only known when the command runs",
+                     r->prog, verb);
   if (deletes && recursive)
-    ow_safety_finding (c, OW_SAFETY_RECURSIVE_DELETE,
-             "%s deletes recursively what xargs passes at run time, paths only known when the "
-             "command runs",
-             r->prog);
+    ow_safety_finding (
+        c, OW_SAFETY_RECURSIVE_DELETE,
+        "%s deletes recursively what xargs passes at run time, paths only known when the "
+        "command runs",
+        r->prog);
 }
 
 static void check_command (Check *c, const OwShellCommand *cmd);
@@ -160,8 +163,8 @@ ow_safety_check_words (Check *c, char **argv, const gboolean *dyn, guint n)
   if (c->depth >= SAFETY_MAX_DEPTH)
     {
       ow_safety_finding (c, SAFETY_ALL,
-               "the command nests programs more than %d deep, so every check applies",
-               SAFETY_MAX_DEPTH);
+                         "the command nests programs more than %d deep, so every check applies",
+                         SAFETY_MAX_DEPTH);
       return;
     }
   for (guint i = 0; i < n; i++)
@@ -415,7 +418,8 @@ ow_safety_names_sorted (const void *first, gsize n, gsize stride, const char **b
 gboolean
 ow_safety_programs_sorted (const char **bad)
 {
-  return ow_safety_names_sorted (&programs[0].name, G_N_ELEMENTS (programs), sizeof programs[0], bad);
+  return ow_safety_names_sorted (&programs[0].name, G_N_ELEMENTS (programs), sizeof programs[0],
+                                 bad);
 }
 
 static void
@@ -433,8 +437,8 @@ check_command (Check *c, const OwShellCommand *cmd)
   if (--c->budget == 0)
     {
       ow_safety_finding (c, SAFETY_ALL,
-               "the command holds more than %d commands to check, so every check applies",
-               SAFETY_MAX_COMMANDS);
+                         "the command holds more than %d commands to check, so every check applies",
+                         SAFETY_MAX_COMMANDS);
       return;
     }
 
@@ -552,7 +556,7 @@ ow_safety_check_parsed (Check *c, const OwShellParse *parse, const char *what)
   if (parse->features & OW_SHELL_PARSE_ERROR)
     {
       ow_safety_finding (c, SAFETY_ALL, "%s could not be read (%s), so every check applies", what,
-               parse->error != NULL ? parse->error : "unknown reason");
+                         parse->error != NULL ? parse->error : "unknown reason");
       return;
     }
   if (parse->features & OW_SHELL_PIPE)

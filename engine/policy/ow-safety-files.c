@@ -50,7 +50,8 @@ ow_safety_check_rm (Check *c, const Run *r)
   else
     {
       for (guint k = 0; k < ow_safety_n_ops (&a); k++)
-        ow_safety_judge_delete (c, ow_safety_op (&a, k), ow_safety_op_dyn (&a, k), recursive, FALSE);
+        ow_safety_judge_delete (c, ow_safety_op (&a, k), ow_safety_op_dyn (&a, k), recursive,
+                                FALSE);
       ow_safety_more_targets (c, r, "deletes", TRUE, recursive);
     }
   ow_safety_args_clear (&a);
@@ -138,16 +139,16 @@ ow_safety_check_find (Check *c, const Run *r)
                                                                  : g_strdup (r->argv[k]));
                     g_array_append_val (flags, flag);
                   }
-                ow_safety_check_words (c, (char **) words->pdata, (const gboolean *) (void *) flags->data,
-                             words->len);
+                ow_safety_check_words (c, (char **) words->pdata,
+                                       (const gboolean *) (void *) flags->data, words->len);
               }
           i = r->argv[end] != NULL ? end : end - 1;
         }
     }
   if (deletes)
     for (guint s = 0; s < starts->len; s++)
-      ow_safety_judge_delete (c, g_ptr_array_index (starts, s), g_array_index (start_dyn, gboolean, s), TRUE,
-                    TRUE);
+      ow_safety_judge_delete (c, g_ptr_array_index (starts, s),
+                              g_array_index (start_dyn, gboolean, s), TRUE, TRUE);
 }
 
 /* The destination of cp, mv, install or ln: a folder (given with -t,
@@ -218,9 +219,9 @@ ow_safety_check_copy (Check *c, const Run *r)
       const Opt *mode = ow_safety_args_value (&a, 'm', "mode");
 
       if (mode != NULL && ow_safety_mode_sets_id (mode->value))
-        ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                 "install -m %s sets the setuid or setgid bit, which outlives the session",
-                 mode->value);
+        ow_safety_finding (
+            c, OW_SAFETY_PERSISTENT_AUTHORITY,
+            "install -m %s sets the setuid or setgid bit, which outlives the session", mode->value);
       if (ow_safety_args_has (&a, 'd', "directory"))
         {
           ow_safety_each_write (c, &a, 0, "writes");
@@ -236,15 +237,16 @@ ow_safety_check_copy (Check *c, const Run *r)
   else if (ow_safety_n_ops (&a) >= 2 || (r->more && ow_safety_n_ops (&a) >= 1))
     {
       n_sources = ow_safety_n_ops (&a) - 1;
-      judge_destination (c, ow_safety_op (&a, n_sources), ow_safety_op_dyn (&a, n_sources), &a, n_sources,
-                         n_sources > 1 || r->more
-                             || ow_safety_args_has (&a, 'T', "no-target-directory") == FALSE);
+      judge_destination (
+          c, ow_safety_op (&a, n_sources), ow_safety_op_dyn (&a, n_sources), &a, n_sources,
+          n_sources > 1 || r->more || ow_safety_args_has (&a, 'T', "no-target-directory") == FALSE);
     }
   else if (strcmp (r->prog, "ln") == 0 && ow_safety_n_ops (&a) == 1)
     {
       /* ln SOURCE makes a link named like it in the current folder */
-      const char *name
-          = strrchr (ow_safety_op (&a, 0), '/') != NULL ? strrchr (ow_safety_op (&a, 0), '/') + 1 : ow_safety_op (&a, 0);
+      const char *name = strrchr (ow_safety_op (&a, 0), '/') != NULL
+                             ? strrchr (ow_safety_op (&a, 0), '/') + 1
+                             : ow_safety_op (&a, 0);
 
       ow_safety_judge_write (c, name[0] != '\0' ? name : ".", ow_safety_op_dyn (&a, 0), "writes");
       n_sources = 1;
@@ -276,10 +278,11 @@ ow_safety_check_copy (Check *c, const Run *r)
                 {
                   g_autofree char *where = ow_safety_display (c, f);
 
-                  ow_safety_finding (c, OW_SAFETY_WRITE_OUTSIDE,
-                           "links to %s (%s), so writes through the link land outside the "
-                           "session's folders",
-                           where, scope);
+                  ow_safety_finding (
+                      c, OW_SAFETY_WRITE_OUTSIDE,
+                      "links to %s (%s), so writes through the link land outside the "
+                      "session's folders",
+                      where, scope);
                   break;
                 }
             }
@@ -290,7 +293,8 @@ ow_safety_check_copy (Check *c, const Run *r)
               if (kind != NULL)
                 {
                   ow_safety_finding (c, OW_SAFETY_PROTECTED_FILE,
-                           "links to %s, %s, so writes through the link change it", src, kind);
+                                     "links to %s, %s, so writes through the link change it", src,
+                                     kind);
                   break;
                 }
             }
@@ -335,18 +339,20 @@ ow_safety_check_chmod (Check *c, const Run *r)
       guint i = g_array_index (ops, guint, k);
 
       ow_safety_judge_write (c, r->argv[i], r->dyn[i],
-                   strcmp (r->prog, "chmod") == 0 ? "changes the permissions of"
-                                                  : "changes the owner of");
+                             strcmp (r->prog, "chmod") == 0 ? "changes the permissions of"
+                                                            : "changes the owner of");
       if (mode != NULL && ow_safety_mode_sets_id (mode))
-        ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                 "chmod %s sets the setuid or setgid bit on %s, which outlives the session", mode,
-                 r->argv[i]);
+        ow_safety_finding (
+            c, OW_SAFETY_PERSISTENT_AUTHORITY,
+            "chmod %s sets the setuid or setgid bit on %s, which outlives the session", mode,
+            r->argv[i]);
     }
   if (r->more)
     {
       if (mode != NULL && ow_safety_mode_sets_id (mode))
         ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
-                 "chmod %s sets the setuid or setgid bit, which outlives the session", mode);
+                           "chmod %s sets the setuid or setgid bit, which outlives the session",
+                           mode);
       ow_safety_more_targets (c, r, "changes", FALSE, FALSE);
     }
 }
@@ -447,15 +453,17 @@ ow_safety_check_tar (Check *c, const Run *r)
   create = strpbrk (mode, "cruA") != NULL || ow_safety_args_has (&a, 'c', "create")
            || ow_safety_args_has (&a, 'r', "append") || ow_safety_args_has (&a, 'u', "update")
            || ow_safety_args_has (&a, 'A', "concatenate");
-  extract = strchr (mode, 'x') != NULL || ow_safety_args_has (&a, 'x', "extract") || ow_safety_args_has (&a, 0, "get");
+  extract = strchr (mode, 'x') != NULL || ow_safety_args_has (&a, 'x', "extract")
+            || ow_safety_args_has (&a, 0, "get");
   file = ow_safety_args_value (&a, 'f', "file");
   dir = ow_safety_args_value (&a, 'C', "directory");
   for (guint k = 0; k < a.opts->len; k++)
     {
       const Opt *o = &g_array_index (a.opts, Opt, k);
 
-      if ((ow_safety_opt_is (o, 'I', "use-compress-program") || ow_safety_opt_is (o, 0, "to-command")
-           || ow_safety_opt_is (o, 'F', "info-script") || ow_safety_opt_is (o, 0, "new-volume-script")
+      if ((ow_safety_opt_is (o, 'I', "use-compress-program")
+           || ow_safety_opt_is (o, 0, "to-command") || ow_safety_opt_is (o, 'F', "info-script")
+           || ow_safety_opt_is (o, 0, "new-volume-script")
            || ow_safety_opt_is (o, 0, "checkpoint-action"))
           && o->value != NULL)
         {
@@ -498,7 +506,7 @@ ow_safety_check_tar (Check *c, const Run *r)
     {
       if (ow_safety_args_has (&a, 'P', "absolute-names") || strchr (mode, 'P') != NULL)
         ow_safety_finding (c, OW_SAFETY_WRITE_OUTSIDE,
-                 "tar extracts with absolute names, which can write anywhere");
+                           "tar extracts with absolute names, which can write anywhere");
       ow_safety_judge_write (c, ".", FALSE, "extracts an archive into");
     }
   if (saved != NULL)
@@ -646,7 +654,8 @@ ow_safety_check_zip (Check *c, const Run *r)
     ow_safety_judge_write (c, ow_safety_op (&a, 0), ow_safety_op_dyn (&a, 0), "writes");
   for (guint k = 1; k < ow_safety_n_ops (&a); k++)
     ow_safety_judge_read (c, ow_safety_op (&a, k), ow_safety_op_dyn (&a, k),
-                ow_safety_args_has (&a, 'r', "recurse-paths") || ow_safety_args_has (&a, 'R', NULL));
+                          ow_safety_args_has (&a, 'r', "recurse-paths")
+                              || ow_safety_args_has (&a, 'R', NULL));
   ow_safety_args_clear (&a);
 }
 

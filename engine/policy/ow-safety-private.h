@@ -148,7 +148,8 @@ typedef struct {
 } Run;
 
 /* ow-safety.c */
-void ow_safety_finding (Check *c, OwSafetyCheck check, const char *format, ...) G_GNUC_PRINTF (3, 4);
+void ow_safety_finding (Check *c, OwSafetyCheck check, const char *format, ...)
+    G_GNUC_PRINTF (3, 4);
 
 /* ow-safety-paths.c */
 gboolean ow_safety_path_within (const char *path, const char *dir);
@@ -179,7 +180,8 @@ void ow_safety_target_init (Check *c, Target *t, const char *word, gboolean dyna
 void ow_safety_judge_write_target (Check *c, const Target *t, const char *verb);
 void ow_safety_judge_write (Check *c, const char *word, gboolean dynamic, const char *verb);
 const char *ow_safety_delete_scope (const Check *c, const char *f, gboolean find_start);
-void ow_safety_judge_delete (Check *c, const char *word, gboolean dynamic, gboolean recursive, gboolean find_start);
+void ow_safety_judge_delete (Check *c, const char *word, gboolean dynamic, gboolean recursive,
+                             gboolean find_start);
 void ow_safety_judge_read (Check *c, const char *word, gboolean dynamic, gboolean recursive);
 void ow_safety_note_code_word (Check *c, const char *word);
 void ow_safety_judge_code_text (Check *c, const char *code, const char *language);
@@ -189,7 +191,8 @@ gboolean ow_safety_name_in (const char *name, const char *const *list);
 extern const char *const ow_safety_downloaders[];
 gboolean ow_safety_is_python (const char *prog);
 extern const char *const ow_safety_not_readers[];
-void ow_safety_args_parse (Args *a, const char *const *argv, const gboolean *dyn, guint start, const OptSpec *spec);
+void ow_safety_args_parse (Args *a, const char *const *argv, const gboolean *dyn, guint start,
+                           const OptSpec *spec);
 void ow_safety_args_clear (Args *a);
 gboolean ow_safety_opt_is (const Opt *o, char sh, const char *lng);
 gboolean ow_safety_args_has (const Args *a, char sh, const char *lng);
@@ -202,7 +205,8 @@ char *ow_safety_runs_download (const char *text);
 void ow_safety_check_code (Check *c, const char *code, const char *what);
 void ow_safety_check_exec_file (Check *c, const char *word, gboolean dynamic, const char *how);
 void ow_safety_note_stdin_exec (Check *c, const char *prog);
-void ow_safety_check_shell_program (Check *c, const OwShellCommand *cmd, const char *prog, guint start);
+void ow_safety_check_shell_program (Check *c, const OwShellCommand *cmd, const char *prog,
+                                    guint start);
 void ow_safety_check_python (Check *c, const OwShellCommand *cmd, const char *prog, guint start);
 void ow_safety_check_interp (Check *c, const OwShellCommand *cmd, const Interp *in, guint start);
 const Interp *ow_safety_find_interp (const char *prog);
@@ -212,12 +216,14 @@ char *ow_safety_url_basename (const char *url, const char *fallback);
 extern const OptSpec ow_safety_curl_spec;
 extern const OptSpec ow_safety_wget_spec;
 extern const OptSpec ow_safety_aria_spec;
-void ow_safety_download_targets (const OwShellCommand *cmd, const char *prog, guint start, GPtrArray *out);
+void ow_safety_download_targets (const OwShellCommand *cmd, const char *prog, guint start,
+                                 GPtrArray *out);
 
 /* ow-safety-command.c */
 gboolean ow_safety_run_has_flag (const Run *r, char flag, const char *long_flag);
 void ow_safety_each_write (Check *c, const Args *a, guint from, const char *verb);
-void ow_safety_more_targets (Check *c, const Run *r, const char *verb, gboolean deletes, gboolean recursive);
+void ow_safety_more_targets (Check *c, const Run *r, const char *verb, gboolean deletes,
+                             gboolean recursive);
 void ow_safety_check_words (Check *c, char **argv, const gboolean *dyn, guint n);
 gboolean ow_safety_looks_dynamic (const char *word);
 void ow_safety_check_parsed (Check *c, const OwShellParse *parse, const char *what);
@@ -238,7 +244,8 @@ void ow_safety_check_chmod (Check *c, const Run *r);
 void ow_safety_check_sed (Check *c, const Run *r);
 void ow_safety_check_awk (Check *c, const Run *r);
 void ow_safety_check_tar (Check *c, const Run *r);
-GPtrArray *ow_safety_push_cwd (Check *c, const char *dir, gboolean dynamic, gboolean *saved_unknown);
+GPtrArray *ow_safety_push_cwd (Check *c, const char *dir, gboolean dynamic,
+                               gboolean *saved_unknown);
 void ow_safety_pop_cwd (Check *c, GPtrArray *saved, gboolean saved_unknown);
 void ow_safety_check_cd (Check *c, const Run *r);
 void ow_safety_check_unlink (Check *c, const Run *r);

@@ -57,7 +57,8 @@ const char *const ow_safety_not_readers[] = {
 };
 
 void
-ow_safety_args_parse (Args *a, const char *const *argv, const gboolean *dyn, guint start, const OptSpec *spec)
+ow_safety_args_parse (Args *a, const char *const *argv, const gboolean *dyn, guint start,
+                      const OptSpec *spec)
 {
   static const char *const none[] = { NULL };
   const char *const *long_with_arg = spec->long_with_arg != NULL ? spec->long_with_arg : none;
@@ -262,8 +263,8 @@ ow_safety_check_code (Check *c, const char *code, const char *what)
 {
   if (c->depth >= SAFETY_MAX_DEPTH)
     {
-      ow_safety_finding (c, SAFETY_ALL, "%s nests shells more than %d deep, so every check applies", what,
-               SAFETY_MAX_DEPTH);
+      ow_safety_finding (c, SAFETY_ALL, "%s nests shells more than %d deep, so every check applies",
+                         what, SAFETY_MAX_DEPTH);
       return;
     }
   c->depth++;
@@ -284,14 +285,14 @@ ow_safety_check_exec_file (Check *c, const char *word, gboolean dynamic, const c
       if (dl != NULL)
         {
           ow_safety_finding (c, OW_SAFETY_DOWNLOADED_EXEC, "%s%sruns code fetched by %s",
-                   how != NULL ? how : "", how != NULL ? " " : "", dl);
+                             how != NULL ? how : "", how != NULL ? " " : "", dl);
           return;
         }
     }
   if (strstr (word, "://") != NULL)
     {
       ow_safety_finding (c, OW_SAFETY_DOWNLOADED_EXEC, "%s%sruns %s straight from the network",
-               how != NULL ? how : "", how != NULL ? " " : "", word);
+                         how != NULL ? how : "", how != NULL ? " " : "", word);
       return;
     }
   ow_safety_target_init (c, &t, word, dynamic);
@@ -303,8 +304,9 @@ ow_safety_check_exec_file (Check *c, const char *word, gboolean dynamic, const c
       for (guint k = 0; k < c->downloaded->len && !hit; k++)
         if (strcmp (f, g_ptr_array_index (c->downloaded, k)) == 0)
           {
-            ow_safety_finding (c, OW_SAFETY_DOWNLOADED_EXEC, "%s%sruns %s, a file this session downloaded",
-                     how != NULL ? how : "", how != NULL ? " " : "", word);
+            ow_safety_finding (c, OW_SAFETY_DOWNLOADED_EXEC,
+                               "%s%sruns %s, a file this session downloaded",
+                               how != NULL ? how : "", how != NULL ? " " : "", word);
             hit = TRUE;
           }
       for (guint k = 0; k < c->homes->len && !hit; k++)
@@ -314,8 +316,8 @@ ow_safety_check_exec_file (Check *c, const char *word, gboolean dynamic, const c
           if (ow_safety_path_below (f, dir))
             {
               ow_safety_finding (c, OW_SAFETY_DOWNLOADED_EXEC,
-                       "%s%sruns %s, a downloaded file in ~/Downloads", how != NULL ? how : "",
-                       how != NULL ? " " : "", word);
+                                 "%s%sruns %s, a downloaded file in ~/Downloads",
+                                 how != NULL ? how : "", how != NULL ? " " : "", word);
               hit = TRUE;
             }
         }
@@ -366,7 +368,8 @@ check_stdin_code (Check *c, const OwShellCommand *cmd, gboolean shell, const cha
           g_autofree char *dl = text_substitutes_download (code);
 
           if (dl != NULL)
-            ow_safety_finding (c, OW_SAFETY_DOWNLOADED_EXEC, "%s runs code fetched by %s", prog, dl);
+            ow_safety_finding (c, OW_SAFETY_DOWNLOADED_EXEC, "%s runs code fetched by %s", prog,
+                               dl);
           ow_safety_judge_code_text (c, code, prog);
         }
     }
@@ -394,8 +397,9 @@ ow_safety_check_shell_program (Check *c, const OwShellCommand *cmd, const char *
     {
       if (argv[i] != NULL && cmd->dynamic[i]
           && (strstr (argv[i], "$(") != NULL || strchr (argv[i], '`') != NULL))
-        ow_safety_finding (c, OW_SAFETY_OPAQUE_CODE,
-                 "%s -c runs the output of a command, code that is only known when it runs", prog);
+        ow_safety_finding (
+            c, OW_SAFETY_OPAQUE_CODE,
+            "%s -c runs the output of a command, code that is only known when it runs", prog);
       if (argv[i] != NULL)
         {
           g_autofree char *what = g_strdup_printf ("%s -c", prog);
@@ -477,8 +481,8 @@ ow_safety_check_python (Check *c, const OwShellCommand *cmd, const char *prog, g
                       g_autofree char *dl = ow_safety_runs_download (value);
 
                       if (dl != NULL)
-                        ow_safety_finding (c, OW_SAFETY_DOWNLOADED_EXEC, "%s -c runs code fetched by %s",
-                                 prog, dl);
+                        ow_safety_finding (c, OW_SAFETY_DOWNLOADED_EXEC,
+                                           "%s -c runs code fetched by %s", prog, dl);
                     }
                   ow_safety_judge_code_text (c, value, prog);
                 }
@@ -523,7 +527,8 @@ ow_safety_check_interp (Check *c, const OwShellCommand *cmd, const Interp *in, g
           g_autofree char *dl = ow_safety_runs_download (o->value);
 
           if (dl != NULL)
-            ow_safety_finding (c, OW_SAFETY_DOWNLOADED_EXEC, "%s runs code fetched by %s", in->name, dl);
+            ow_safety_finding (c, OW_SAFETY_DOWNLOADED_EXEC, "%s runs code fetched by %s", in->name,
+                               dl);
         }
       ow_safety_judge_code_text (c, o->value, in->name);
     }
@@ -643,7 +648,8 @@ const OptSpec ow_safety_aria_spec = { "dois", NULL, aria_long, FALSE };
 /* Adds to @out the files @cmd (a downloader) would write, as written
  * (relative ones resolve in the shell's folder). */
 void
-ow_safety_download_targets (const OwShellCommand *cmd, const char *prog, guint start, GPtrArray *out)
+ow_safety_download_targets (const OwShellCommand *cmd, const char *prog, guint start,
+                            GPtrArray *out)
 {
   const char *const *argv = (const char *const *) cmd->argv;
   Args a;
@@ -660,16 +666,18 @@ ow_safety_download_targets (const OwShellCommand *cmd, const char *prog, guint s
 
           if (ow_safety_opt_is (o, 'o', "output") && o->value != NULL && strcmp (o->value, "-") != 0
               && !o->dynamic)
-            g_ptr_array_add (out,
-                             dir != NULL ? ow_safety_path_join (dir->value, o->value) : g_strdup (o->value));
+            g_ptr_array_add (out, dir != NULL ? ow_safety_path_join (dir->value, o->value)
+                                              : g_strdup (o->value));
         }
-      if (ow_safety_args_has (&a, 'O', "remote-name") || ow_safety_args_has (&a, 0, "remote-name-all"))
+      if (ow_safety_args_has (&a, 'O', "remote-name")
+          || ow_safety_args_has (&a, 0, "remote-name-all"))
         for (guint k = 0; k < ow_safety_n_ops (&a); k++)
           {
             g_autofree char *name = ow_safety_url_basename (ow_safety_op (&a, k), NULL);
 
             if (name != NULL && url_literal (ow_safety_op (&a, k), ow_safety_op_dyn (&a, k)))
-              g_ptr_array_add (out, dir != NULL ? ow_safety_path_join (dir->value, name) : g_strdup (name));
+              g_ptr_array_add (out, dir != NULL ? ow_safety_path_join (dir->value, name)
+                                                : g_strdup (name));
           }
       ow_safety_args_clear (&a);
       return;
@@ -688,11 +696,13 @@ ow_safety_download_targets (const OwShellCommand *cmd, const char *prog, guint s
         }
       else
         for (guint k = 0; k < ow_safety_n_ops (&a); k++)
-          if (url_literal (ow_safety_op (&a, k), ow_safety_op_dyn (&a, k)) && ow_safety_is_url (ow_safety_op (&a, k)))
+          if (url_literal (ow_safety_op (&a, k), ow_safety_op_dyn (&a, k))
+              && ow_safety_is_url (ow_safety_op (&a, k)))
             {
               g_autofree char *name = ow_safety_url_basename (ow_safety_op (&a, k), "index.html");
 
-              g_ptr_array_add (out, dir != NULL ? ow_safety_path_join (dir->value, name) : g_strdup (name));
+              g_ptr_array_add (out, dir != NULL ? ow_safety_path_join (dir->value, name)
+                                                : g_strdup (name));
             }
       ow_safety_args_clear (&a);
       return;
@@ -715,7 +725,8 @@ ow_safety_download_targets (const OwShellCommand *cmd, const char *prog, guint s
             g_autofree char *file = ow_safety_url_basename (ow_safety_op (&a, k), NULL);
 
             if (file != NULL && url_literal (ow_safety_op (&a, k), ow_safety_op_dyn (&a, k)))
-              g_ptr_array_add (out, dir != NULL ? ow_safety_path_join (dir->value, file) : g_strdup (file));
+              g_ptr_array_add (out, dir != NULL ? ow_safety_path_join (dir->value, file)
+                                                : g_strdup (file));
           }
       ow_safety_args_clear (&a);
     }

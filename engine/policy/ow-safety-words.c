@@ -362,8 +362,8 @@ ow_safety_judge_write_target (Check *c, const Target *t, const char *verb)
 {
   if (t->unknown)
     {
-      ow_safety_finding (c, OW_SAFETY_WRITE_OUTSIDE, "%s %s, a path only known when the command runs", verb,
-               t->written);
+      ow_safety_finding (c, OW_SAFETY_WRITE_OUTSIDE,
+                         "%s %s, a path only known when the command runs", verb, t->written);
       return;
     }
   for (guint i = 0; i < t->names.len; i++)
@@ -382,8 +382,8 @@ ow_safety_judge_write_target (Check *c, const Target *t, const char *verb)
 
       if (kind != NULL)
         {
-          ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY, "%s %s, %s, which outlives the session", verb,
-                   t->written, kind);
+          ow_safety_finding (c, OW_SAFETY_PERSISTENT_AUTHORITY,
+                             "%s %s, %s, which outlives the session", verb, t->written, kind);
           break;
         }
     }
@@ -399,7 +399,8 @@ ow_safety_judge_write_target (Check *c, const Target *t, const char *verb)
         {
           g_autofree char *where = shown (c, t, f);
 
-          ow_safety_finding (c, OW_SAFETY_WRITE_OUTSIDE, "%s %s, outside the session's folders", verb, where);
+          ow_safety_finding (c, OW_SAFETY_WRITE_OUTSIDE, "%s %s, outside the session's folders",
+                             verb, where);
           break;
         }
     }
@@ -466,7 +467,8 @@ judge_delete_target (Check *c, const Target *t, gboolean recursive, gboolean fin
   if (t->unknown)
     {
       ow_safety_finding (c, OW_SAFETY_RECURSIVE_DELETE,
-               "deletes %s recursively, a path only known when the command runs", t->written);
+                         "deletes %s recursively, a path only known when the command runs",
+                         t->written);
       return;
     }
   for (guint i = 0; i < t->real.len; i++)
@@ -486,14 +488,15 @@ judge_delete_target (Check *c, const Target *t, gboolean recursive, gboolean fin
             {
               g_autofree char *where = ow_safety_display (c, f);
 
-              ow_safety_finding (c, OW_SAFETY_RECURSIVE_DELETE, "deletes %s recursively: everything in %s",
-                       t->written, where);
+              ow_safety_finding (c, OW_SAFETY_RECURSIVE_DELETE,
+                                 "deletes %s recursively: everything in %s", t->written, where);
               return;
             }
           if (!ow_safety_in_writable_root (c, f) && !ow_safety_is_scratch (c, f))
             {
               ow_safety_finding (c, OW_SAFETY_RECURSIVE_DELETE,
-                       "deletes %s recursively, outside the session's folders", t->written);
+                                 "deletes %s recursively, outside the session's folders",
+                                 t->written);
               return;
             }
           continue;
@@ -504,9 +507,11 @@ judge_delete_target (Check *c, const Target *t, gboolean recursive, gboolean fin
           g_autofree char *where = shown (c, t, f);
 
           if (strcmp (scope, "outside the session's folders") == 0)
-            ow_safety_finding (c, OW_SAFETY_RECURSIVE_DELETE, "deletes %s recursively, %s", where, scope);
+            ow_safety_finding (c, OW_SAFETY_RECURSIVE_DELETE, "deletes %s recursively, %s", where,
+                               scope);
           else
-            ow_safety_finding (c, OW_SAFETY_RECURSIVE_DELETE, "deletes %s recursively: %s", where, scope);
+            ow_safety_finding (c, OW_SAFETY_RECURSIVE_DELETE, "deletes %s recursively: %s", where,
+                               scope);
           return;
         }
     }
@@ -516,7 +521,8 @@ static void judge_delete_once (Check *c, const char *word, gboolean dynamic, gbo
                                gboolean find_start);
 
 void
-ow_safety_judge_delete (Check *c, const char *word, gboolean dynamic, gboolean recursive, gboolean find_start)
+ow_safety_judge_delete (Check *c, const char *word, gboolean dynamic, gboolean recursive,
+                        gboolean find_start)
 {
   g_autofree char *filled = dynamic && !c->file_tool ? ow_safety_substitute_vars (c, word) : NULL;
 
@@ -538,9 +544,9 @@ judge_delete_once (Check *c, const char *word, gboolean dynamic, gboolean recurs
        * itself unless it matches: judge the start as a recursive delete
        * that may keep a session folder */
       if (t.unknown)
-        ow_safety_finding (c, OW_SAFETY_RECURSIVE_DELETE,
-                 "deletes what it finds under %s, a path only known when the command runs",
-                 t.written);
+        ow_safety_finding (
+            c, OW_SAFETY_RECURSIVE_DELETE,
+            "deletes what it finds under %s, a path only known when the command runs", t.written);
       for (guint i = 0; i < t.real.len && !t.unknown; i++)
         {
           const char *scope = ow_safety_delete_scope (c, t.real.item[i], TRUE);
@@ -549,8 +555,8 @@ judge_delete_once (Check *c, const char *word, gboolean dynamic, gboolean recurs
             {
               g_autofree char *where = shown (c, &t, t.real.item[i]);
 
-              ow_safety_finding (c, OW_SAFETY_RECURSIVE_DELETE, "deletes what it finds under %s: %s", where,
-                       scope);
+              ow_safety_finding (c, OW_SAFETY_RECURSIVE_DELETE,
+                                 "deletes what it finds under %s: %s", where, scope);
               break;
             }
         }
@@ -616,7 +622,8 @@ judge_read_target (Check *c, const Target *t, gboolean recursive)
 
           if (kind != NULL)
             {
-              ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ, "reads %s, which may be %s", t->written, kind);
+              ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ, "reads %s, which may be %s",
+                                 t->written, kind);
               return;
             }
         }
@@ -632,8 +639,8 @@ judge_read_target (Check *c, const Target *t, gboolean recursive)
               g_autofree char *kind = location_kind (c, loc);
               g_autofree char *where = ow_safety_display (c, loc);
 
-              ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ, "reads %s, which can reach %s %s", t->written,
-                       kind, where);
+              ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ, "reads %s, which can reach %s %s",
+                                 t->written, kind, where);
               return;
             }
         }
@@ -649,8 +656,8 @@ judge_read_target (Check *c, const Target *t, gboolean recursive)
           g_autofree char *where = ow_safety_display (c, f);
 
           if (t->glob)
-            ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ, "reads %s, which reaches %s %s", t->written,
-                     kind, where);
+            ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ, "reads %s, which reaches %s %s",
+                               t->written, kind, where);
           else
             ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ, "reads %s %s", kind, where);
           return;
@@ -664,8 +671,10 @@ judge_read_target (Check *c, const Target *t, gboolean recursive)
            * does with them, the agent must not reach its own governance. */
           g_autofree char *where = ow_safety_display (c, t->names.item[i]);
 
-          ow_safety_finding (c, OW_SAFETY_PROTECTED_FILE, "uses %s, OpenWorker's own state (its rules, asks and "
-                   "settings)", where);
+          ow_safety_finding (c, OW_SAFETY_PROTECTED_FILE,
+                             "uses %s, OpenWorker's own state (its rules, asks and "
+                             "settings)",
+                             where);
           return;
         }
   for (guint p = 0; p < t->patterns.len; p++)
@@ -679,8 +688,8 @@ judge_read_target (Check *c, const Target *t, gboolean recursive)
             g_autofree char *kind = location_kind (c, loc);
             g_autofree char *where = ow_safety_display (c, loc);
 
-            ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ, "reads %s, which reaches %s %s", t->written,
-                     kind, where);
+            ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ, "reads %s, which reaches %s %s",
+                               t->written, kind, where);
             return;
           }
       }
@@ -697,8 +706,8 @@ judge_read_target (Check *c, const Target *t, gboolean recursive)
             g_autofree char *where = ow_safety_display (c, f);
             g_autofree char *what = ow_safety_display (c, loc);
 
-            ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ, "reads everything under %s, including %s %s",
-                     where, kind, what);
+            ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ,
+                               "reads everything under %s, including %s %s", where, kind, what);
             return;
           }
       }
@@ -757,7 +766,8 @@ ow_safety_judge_code_text (Check *c, const char *code, const char *language)
               || after == '-')
             continue;
           ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ,
-                   "runs %s code that names %s, where credentials are kept", language, markers[i]);
+                             "runs %s code that names %s, where credentials are kept", language,
+                             markers[i]);
           return;
         }
     }
@@ -765,8 +775,8 @@ ow_safety_judge_code_text (Check *c, const char *code, const char *language)
     if (strstr (code, g_ptr_array_index (c->agent_dirs, i)) != NULL)
       {
         ow_safety_finding (c, OW_SAFETY_CREDENTIAL_READ,
-                 "runs %s code that names %s, OpenWorker's own folder", language,
-                 (const char *) g_ptr_array_index (c->agent_dirs, i));
+                           "runs %s code that names %s, OpenWorker's own folder", language,
+                           (const char *) g_ptr_array_index (c->agent_dirs, i));
         return;
       }
 }

@@ -249,8 +249,11 @@ file_tool_mode (Check *c, const OwSafetyContext *ctx)
 
 /* ---- downloads ---- */
 
+/* Adds to @out the files @parse downloads to, and those of the command
+ * lines it runs with sh -c or eval, @depth levels down so far (to the
+ * depth the checks read). */
 static void
-collect_downloads (Check *c, const OwShellParse *parse, GPtrArray *out)
+collect_downloads (Check *c, const OwShellParse *parse, GPtrArray *out, guint depth)
 {
   gboolean downloader = FALSE;
 
@@ -262,9 +265,18 @@ collect_downloads (Check *c, const OwShellParse *parse, GPtrArray *out)
       guint start;
       const char *p = ow_shell_command_program (cmd, &start);
       g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+      g_autofree char *inner = NULL;
 
       if (p == NULL)
         continue;
+      inner = ow_shell_inner_command (cmd, NULL);
+      if (inner != NULL && depth < OW_SHELL_MAX_NESTING)
+        {
+          g_autoptr(OwShellParse) nested = ow_shell_parse (inner);
+
+          collect_downloads (c, nested, out, depth + 1);
+          continue;
+        }
       if (strcmp (p, "cd") == 0 || strcmp (p, "pushd") == 0)
         {
           Run r = { cmd, (const char *const *) cmd->argv, cmd->dynamic, p, start - 1, start,
@@ -302,8 +314,9 @@ collect_downloads (Check *c, const OwShellParse *parse, GPtrArray *out)
           /* every folder a cd may have moved to is a candidate */
           for (guint d = 0; d < (f[0] == '/' ? 1 : c->cwds->len); d++)
             {
-              g_autofree char *abs
-                  = f[0] == '/' ? g_strdup (f) : ow_safety_path_join (g_ptr_array_index (c->cwds, d), f);
+              g_autofree char *abs = f[0] == '/'
+                                         ? g_strdup (f)
+                                         : ow_safety_path_join (g_ptr_array_index (c->cwds, d), f);
               g_autofree char *lexical = NULL;
 
               if (strlen (abs) > SAFETY_MAX_PATH || (f[0] != '/' && c->cwd_unknown))
@@ -329,7 +342,7 @@ ow_safety_downloads_of (const OwSafetyContext *ctx, const char *command)
     {
       g_autoptr(OwShellParse) parse = ow_shell_parse (command);
 
-      collect_downloads (&c, parse, out);
+      collect_downloads (&c, parse, out, 0);
     }
   check_clear (&c);
   ow_safety_result_clear (&scratch);
@@ -456,7 +469,7 @@ ow_safety_check_tool_parsed (const OwSafetyContext *ctx,
 
           for (guint i = 0; i < c.cwds->len; i++)
             g_ptr_array_add (cwds, g_strdup (g_ptr_array_index (c.cwds, i)));
-          collect_downloads (&c, parse, files);
+          collect_downloads (&c, parse, files, 0);
           /* collecting walks the cd's: the checks start from the shell's folder again */
           g_ptr_array_unref (c.cwds);
           c.cwds = cwds;
@@ -466,7 +479,8 @@ ow_safety_check_tool_parsed (const OwSafetyContext *ctx,
           ow_safety_check_parsed (&c, parse, "the command");
           if (c.downloader != NULL && c.stdin_exec != NULL && c.saw_pipe)
             ow_safety_finding (&c, OW_SAFETY_DOWNLOADED_EXEC,
-                     "pipes what %s downloads into %s, which runs it", c.downloader, c.stdin_exec);
+                               "pipes what %s downloads into %s, which runs it", c.downloader,
+                               c.stdin_exec);
         }
       check_clear (&c);
       return;
@@ -478,7 +492,7 @@ ow_safety_check_tool_parsed (const OwSafetyContext *ctx,
       const char *path = string_member (args, "path");
 
       ow_safety_judge_write (&c, path != NULL && path[0] != '\0' ? path : ".", FALSE,
-                   strcmp (tool, "write_file") == 0 ? "writes" : "edits");
+                             strcmp (tool, "write_file") == 0 ? "writes" : "edits");
     }
   else if (strcmp (tool, "apply_patch") == 0 || strcmp (tool, "apply_unified_diff") == 0)
     {
@@ -494,7 +508,7 @@ ow_safety_check_tool_parsed (const OwSafetyContext *ctx,
       const char *path = string_member (args, "path");
 
       ow_safety_judge_read (&c, path != NULL && path[0] != '\0' ? path : ".", FALSE,
-                  strcmp (tool, "grep") == 0);
+                            strcmp (tool, "grep") == 0);
     }
   else if (strcmp (tool, "list_files") == 0)
     {

@@ -62,7 +62,7 @@ ow_shell_enter (Parser *p)
   if (++p->shared->depth > SHELL_MAX_DEPTH)
     {
       ow_shell_fail (p, "the command nests substitutions or compound commands more than %d deep",
-            SHELL_MAX_DEPTH);
+                     SHELL_MAX_DEPTH);
       return FALSE;
     }
   return TRUE;
@@ -1065,7 +1065,8 @@ ow_shell_lex_token (Parser *p, Token *t)
         ow_shell_feature (p, OW_SHELL_NEWLINE);
         if (p->outer_heredocs)
           {
-            ow_shell_fail (p, "a substitution spans lines while a here-document waits for its body");
+            ow_shell_fail (p,
+                           "a substitution spans lines while a here-document waits for its body");
             return;
           }
         read_heredocs (p);
@@ -1153,12 +1154,13 @@ ow_shell_lex_token (Parser *p, Token *t)
 
             while (ow_shell_is_digit (ow_shell_peekc (p, n)))
               n++;
-            if ((ow_shell_peekc (p, n) == '<' || ow_shell_peekc (p, n) == '>') && ow_shell_peekc (p, n + 1) != '(')
+            if ((ow_shell_peekc (p, n) == '<' || ow_shell_peekc (p, n) == '>')
+                && ow_shell_peekc (p, n + 1) != '(')
               {
                 if (n > 9)
                   {
                     ow_shell_fail (p, "the file descriptor %.*s is too large", (int) MIN (n, 32),
-                          p->s + p->pos);
+                                   p->s + p->pos);
                     t->kind = TOK_EOF;
                     return;
                   }
@@ -1177,7 +1179,8 @@ ow_shell_lex_token (Parser *p, Token *t)
 
             while (is_name_char (ow_shell_peekc (p, n)))
               n++;
-            if (ow_shell_peekc (p, n) == '}' && (ow_shell_peekc (p, n + 1) == '<' || ow_shell_peekc (p, n + 1) == '>')
+            if (ow_shell_peekc (p, n) == '}'
+                && (ow_shell_peekc (p, n + 1) == '<' || ow_shell_peekc (p, n + 1) == '>')
                 && ow_shell_peekc (p, n + 2) != '(')
               {
                 char *fd_text = g_strndup (p->s + p->pos, n + 1);

@@ -302,7 +302,8 @@ parse_simple (Parser *p)
             }
           else if (w.array)
             {
-              ow_shell_fail (p, "an array assignment '%.40s' where a word was expected", w.text->str);
+              ow_shell_fail (p, "an array assignment '%.40s' where a word was expected",
+                             w.text->str);
             }
           else
             {
@@ -487,7 +488,7 @@ parse_for (Parser *p)
       parse_do_group (p);
       return;
     }
-  if (t->kind != TOK_WORD || !t->plain || !ow_shell_is_name_start ((guchar)t->text->str[0])
+  if (t->kind != TOK_WORD || !t->plain || !ow_shell_is_name_start ((guchar) t->text->str[0])
       || t->text->str[strspn (t->text->str,
                               "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")]
              != '\0')
@@ -863,5 +864,5 @@ ow_shell_parse_program (Parser *p)
     fail_unexpected (p, NULL);
   else if (p->heredocs->len > 0)
     ow_shell_fail (p, "the here-document ended by '%s' is never closed",
-          ((Heredoc *) g_ptr_array_index (p->heredocs, 0))->delimiter);
+                   ((Heredoc *) g_ptr_array_index (p->heredocs, 0))->delimiter);
 }
