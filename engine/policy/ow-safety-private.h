@@ -83,7 +83,6 @@ typedef struct {
   Forms       patterns;  /* glob: the absolute pattern (lexical) */
 } Target;
 
-
 /* A place is a list of path components matched anywhere in a path: a
  * folder matches itself and everything below; a file only itself. */
 typedef struct {

@@ -631,18 +631,15 @@ static const char *const curl_long[] = {
   "proxy", "max-time", "connect-timeout", "retry", "url", "cacert", "range", "write-out", "json",
   NULL,
 };
-
 const OptSpec ow_safety_curl_spec = { "AbcCdDeEFHKmoPQrtTuUwxXyYz", NULL, curl_long, FALSE };
 
 static const char *const wget_long[] = {
   "output-document", "output-file", "append-output", "directory-prefix", "post-file", "body-file",
   "input-file", "execute", "user", "password", "header", "tries", "timeout", "user-agent", NULL,
 };
-
 const OptSpec ow_safety_wget_spec = { "OoaPeiBtTwYUQlARDIX", NULL, wget_long, FALSE };
 
 static const char *const aria_long[] = { "dir", "out", "input-file", NULL };
-
 const OptSpec ow_safety_aria_spec = { "dois", NULL, aria_long, FALSE };
 
 /* Adds to @out the files @cmd (a downloader) would write, as written

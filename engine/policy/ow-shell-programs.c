@@ -17,37 +17,31 @@
 /* A program that runs its arguments as a command, and how to step over
  * its own options to find that command. */
 typedef struct {
-  const char *name;          /* its basename */
-  const char *short_args; /* short options that take the next word (or the rest of the cluster) */
-  const char *const
-      *long_args;   /* long options that take the next word unless written --opt=value */
-  guint positional; /* words before the command that are not options (timeout's duration) */
-  gboolean    assignments;   /* NAME=value words before the command are the wrapper's (env, sudo) */
-  const char *stop_flags;    /* short options after which nothing is run (command -v) */
+  const char        *name;         /* its basename */
+  const char        *short_args;   /* short options that take the next word (or the rest
+                                    * of the cluster) */
+  const char *const *long_args;    /* long options that take the next word unless written
+                                    * --opt=value */
+  guint              positional;   /* words before the command that are not options
+                                    * (timeout's duration) */
+  gboolean           assignments;  /* NAME=value words before the command are the
+                                    * wrapper's (env, sudo) */
+  const char        *stop_flags;   /* short options after which nothing is run (command -v) */
 } Wrapper;
 
 static const char *const sudo_long[] = { "close-from", "chdir", "group", "host", "prompt", "chroot",
                                          "role", "type", "command-timeout", "other-user", "user",
                                          NULL };
-
 static const char *const env_long[] = { "unset", "chdir", "split-string", NULL };
-
 static const char *const nice_long[] = { "adjustment", NULL };
-
 static const char *const time_long[] = { "format", "output", NULL };
-
 static const char *const timeout_long[] = { "kill-after", "signal", NULL };
-
 static const char *const stdbuf_long[] = { "input", "output", "error", NULL };
-
 static const char *const xargs_long[] = { "arg-file", "delimiter", "max-args", "max-procs",
                                           "max-chars", "process-slot-var", NULL };
-
 static const char *const ionice_long[] = { "class", "classdata", "pid", "pgid", "uid", NULL };
-
 static const char *const strace_long[] = { "output", "expr", "attach", "user", "env", "trace-path",
                                            NULL };
-
 static const char *const none_long[] = { NULL };
 
 static const Wrapper wrappers[] = {
