@@ -312,29 +312,208 @@ ow_shell_shell_runs (const OwShellCommand *cmd, guint start, guint *at, guint *d
   return OW_SHELL_RUNS_STDIN;
 }
 
+/* @words words of @argv from @from, each quoted, as one command line
+ * (a program run with its words: find -exec, watch -x, flock FILE CMD). */
+static char *
+quoted_line (char **argv, guint from, guint words)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = from; i < from + words; i++)
+    {
+      g_autofree char *quoted = g_shell_quote (argv[i]);
+
+      if (out->len > 0)
+        g_string_append_c (out, ' ');
+      g_string_append (out, quoted);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The value of a command option of su, runuser, flock, script or env:
+ * the short option @letter anywhere in a cluster (its value the rest of
+ * the cluster or the next word) or one of @longs (--name=value or
+ * --name value), wherever it stands among the words from @start. */
+static char *
+option_command (char **argv, guint start, char letter, const char *const *longs, guint *at)
+{
+  for (guint i = start; argv[i] != NULL; i++)
+    {
+      const char *a = argv[i];
+
+      if (strcmp (a, "--") == 0)
+        break;
+      if (a[0] == '-' && a[1] == '-')
+        {
+          for (guint k = 0; longs[k] != NULL; k++)
+            {
+              gsize n = strlen (longs[k]);
+
+              if (strncmp (a + 2, longs[k], n) != 0)
+                continue;
+              if (a[2 + n] == '=')
+                {
+                  *at = i;
+                  return g_strdup (a + 3 + n);
+                }
+              if (a[2 + n] == '\0' && argv[i + 1] != NULL)
+                {
+                  *at = i + 1;
+                  return g_strdup (argv[i + 1]);
+                }
+            }
+          continue;
+        }
+      if (a[0] == '-' && a[1] != '\0')
+        {
+          const char *c = strchr (a + 1, letter);
+
+          if (c == NULL)
+            continue;
+          if (c[1] != '\0')
+            {
+              *at = i;
+              return g_strdup (c + 1);
+            }
+          if (argv[i + 1] != NULL)
+            {
+              *at = i + 1;
+              return g_strdup (argv[i + 1]);
+            }
+        }
+    }
+  return NULL;
+}
+
+/* find -exec CMD … ; (and -execdir, -ok, -okdir, ending in ; or +): each
+ * clause's words, quoted, the clauses joined by ;. */
+static char *
+find_commands (char **argv, guint start, guint *at)
+{
+  GString *out = NULL;
+
+  for (guint i = start; argv[i] != NULL; i++)
+    {
+      guint from, end;
+      g_autofree char *line = NULL;
+
+      if (strcmp (argv[i], "-exec") != 0 && strcmp (argv[i], "-execdir") != 0
+          && strcmp (argv[i], "-ok") != 0 && strcmp (argv[i], "-okdir") != 0)
+        continue;
+      from = end = i + 1;
+      while (argv[end] != NULL && strcmp (argv[end], ";") != 0 && strcmp (argv[end], "+") != 0)
+        end++;
+      if (end > from)
+        {
+          line = quoted_line (argv, from, end - from);
+          if (out == NULL)
+            {
+              out = g_string_new (line);
+              *at = from;
+            }
+          else
+            g_string_append_printf (out, " ; %s", line);
+        }
+      i = argv[end] != NULL ? end : end - 1;
+    }
+  return out != NULL ? g_string_free (out, FALSE) : NULL;
+}
+
+/* The first operand of @argv from @start, stepping over options (those in
+ * @with_arg and @longs_with_arg take the next word). */
+static guint
+first_operand (char **argv, guint start, const char *with_arg, const char *const *longs_with_arg)
+{
+  guint i = start;
+
+  while (argv[i] != NULL && argv[i][0] == '-' && argv[i][1] != '\0')
+    {
+      const char *a = argv[i++];
+
+      if (strcmp (a, "--") == 0)
+        break;
+      if (a[1] == '-')
+        {
+          if (strchr (a, '=') == NULL && g_strv_contains (longs_with_arg, a + 2) && argv[i] != NULL)
+            i++;
+        }
+      else if (strchr (with_arg, a[strlen (a) - 1]) != NULL && argv[i] != NULL)
+        i++;
+    }
+  return i;
+}
+
+/* watch CMD…: run by sh -c as the words joined, or with -x as words. */
+static char *
+watch_command (const OwShellCommand *cmd, guint start, guint *at)
+{
+  static const char *const longs[] = { "interval", "differences", NULL };
+  guint from = first_operand (cmd->argv, start, "nq", longs);
+  gboolean exec = FALSE;
+
+  for (guint i = start; i < from; i++)
+    if (strcmp (cmd->argv[i], "--exec") == 0
+        || (cmd->argv[i][0] == '-' && cmd->argv[i][1] != '-' && strchr (cmd->argv[i], 'x') != NULL))
+      exec = TRUE;
+  if (cmd->argv[from] == NULL)
+    return NULL;
+  *at = from;
+  return exec ? quoted_line (cmd->argv, from, g_strv_length (cmd->argv + from))
+              : g_strjoinv (" ", cmd->argv + from);
+}
+
+/* flock [options] FILE CMD…, or flock FILE -c STRING. */
+static char *
+flock_command (const OwShellCommand *cmd, guint start, guint *at)
+{
+  static const char *const longs[] = { "command", NULL };
+  static const char *const with_value[] = { "timeout", "wait", "conflict-exit-code", NULL };
+  char *line = option_command (cmd->argv, start, 'c', longs, at);
+  guint file;
+
+  if (line != NULL)
+    return line;
+  file = first_operand (cmd->argv, start, "wE", with_value);
+  if (cmd->argv[file] == NULL || cmd->argv[file + 1] == NULL)
+    return NULL;
+  *at = file + 1;
+  return quoted_line (cmd->argv, file + 1, g_strv_length (cmd->argv + file + 1));
+}
+
 char *
 ow_shell_inner_command (const OwShellCommand *cmd, guint *at)
 {
-  guint start = 0, i = 0, dynamic_at;
+  static const char *const su_longs[] = { "command", "session-command", NULL };
+  static const char *const env_longs[] = { "split-string", NULL };
+  guint start = 0, i = 0, dynamic_at, dummy;
   const char *program = ow_shell_command_program (cmd, &start);
 
-  if (at != NULL)
-    *at = 0;
+  if (at == NULL)
+    at = &dummy;
+  *at = 0;
   if (program == NULL)
     return NULL;
   if (strcmp (program, "eval") == 0)
     {
       if (cmd->argv[start] == NULL)
         return NULL;
-      if (at != NULL)
-        *at = start;
+      *at = start;
       return g_strjoinv (" ", cmd->argv + start);
     }
+  if (strcmp (program, "su") == 0 || strcmp (program, "runuser") == 0 || strcmp (program, "script") == 0)
+    return option_command (cmd->argv, start, 'c', su_longs, at);
+  if (strcmp (program, "env") == 0)
+    return option_command (cmd->argv, start, 'S', env_longs, at);
+  if (strcmp (program, "flock") == 0)
+    return flock_command (cmd, start, at);
+  if (strcmp (program, "watch") == 0)
+    return watch_command (cmd, start, at);
+  if (strcmp (program, "find") == 0)
+    return find_commands (cmd->argv, start, at);
   if (!ow_shell_is_shell (program)
       || ow_shell_shell_runs (cmd, start, &i, &dynamic_at) != OW_SHELL_RUNS_STRING
       || cmd->argv[i] == NULL)
     return NULL;
-  if (at != NULL)
-    *at = i;
+  *at = i;
   return g_strdup (cmd->argv[i]);
 }

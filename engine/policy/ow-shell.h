@@ -84,9 +84,11 @@ const char *ow_shell_command_program (const OwShellCommand *cmd, guint *args_sta
 /* ---- command lines inside command lines ----
  *
  * `sh -c STRING`, `bash -c …` and `eval WORDS…` run a command line of
- * their own. The deny rules, the hard floors and the safety checks all
- * descend into them through these functions, so they read the same
- * strings, know the same shells, and stop at the same depth. */
+ * their own, and so do `su -c`, `flock -c`, `watch`, `env -S` and
+ * `find -exec`. The deny rules and hard floors descend into them through
+ * ow_shell_inner_command(), and the safety checks read sh -c and eval
+ * strings through the same functions, so they know the same shells and
+ * stop at the same depth. */
 
 /* How many command lines inside command lines are read. A command line
  * nested deeper is not read: every reader treats it as too deep (a deny
@@ -112,11 +114,13 @@ typedef enum {
  * none) so a reader can judge it as a script too. */
 OwShellRuns ow_shell_shell_runs (const OwShellCommand *cmd, guint start, guint *at, guint *dynamic_at);
 
-/* The command line @cmd hands to a shell to run: the STRING of
- * `sh -c STRING` (any shell ow_shell_is_shell() knows, behind any
- * wrapper), or eval's words joined by spaces. NULL when it runs none.
- * *@at (may be NULL): the index in argv of that string (eval: of its
- * first word). */
+/* The command line @cmd hands to a shell to run, behind any wrapper: the
+ * STRING of `sh -c STRING` (any shell ow_shell_is_shell() knows), eval's
+ * words joined by spaces, the -c / --command of su, runuser, script and
+ * flock, env -S's string, watch's command, the command words of flock
+ * FILE CMD… and of find -exec … ; (quoted, clauses joined by ;). NULL
+ * when it runs none. *@at (may be NULL): the index in argv of the word
+ * that holds it (of its first word when it is made of several). */
 char *ow_shell_inner_command (const OwShellCommand *cmd, guint *at);
 
 /* Splits @text like the shell would split a plain command (quotes removed);

@@ -460,6 +460,36 @@ test_policy_nesting_agrees (Fixture *f, gconstpointer data)
                    OW_VERDICT_ALLOW);
 }
 
+/* A floor sees the commands other programs run for it, as the safety
+ * checks do: su -c, flock, script -c, watch, env -S, find -exec. */
+static void
+test_policy_floor_sees_run_commands (Fixture *f, gconstpointer data)
+{
+  g_autoptr(OwPolicy) policy = policy_with (f, "[policy]\ndeny = [\"run_shell:rm\"]\n", "");
+  static const char *const runs[] = {
+    "su -c '@'", "su root -c '@'", "runuser -u nobody --command='@'", "script -q -c '@' /dev/null",
+    "flock /tmp/l -c '@'", "flock /tmp/l @", "watch -n 1 @", "env -S '@'", "find . -exec @ {} +",
+    "sudo sh -c \"su -c '@'\"",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      g_auto(GStrv) parts = g_strsplit (runs[i], "@", -1);
+      g_autofree char *rm = g_strjoinv ("rm x", parts);
+      g_autofree char *ls = g_strjoinv ("ls x", parts);
+      g_autofree char *p = NULL;
+
+      if (decide_command (policy, f, "dangerously-bypass-approvals", rm, &p) != OW_VERDICT_DENY
+          || g_strcmp0 (p, "denied by hard floor") != 0)
+        g_error ("the floor on rm missed %s (%s)", rm, p);
+      /* positive control: the same program running something else */
+      if (decide_command (policy, f, "dangerously-bypass-approvals", ls, NULL) != OW_VERDICT_ALLOW)
+        g_error ("the floor on rm caught %s", ls);
+      g_assert_true (deny_set_matches ("run_shell:rm", rm));
+      g_assert_false (deny_set_matches ("run_shell:rm", ls));
+    }
+}
+
 static void
 test_policy_standing_rules (Fixture *f, gconstpointer data)
 {
@@ -1097,6 +1127,7 @@ main (int argc, char **argv)
   ADD ("policy-modes-table", test_policy_modes_table);
   ADD ("policy-precedence", test_policy_precedence);
   ADD ("policy-nesting-agrees", test_policy_nesting_agrees);
+  ADD ("policy-floor-sees-run-commands", test_policy_floor_sees_run_commands);
   ADD ("policy-standing-rules", test_policy_standing_rules);
   ADD ("policy-bad-config-rule", test_policy_bad_config_rule);
   ADD ("policy-file-write-outside-refused", test_policy_file_write_outside_refused);

@@ -11,8 +11,9 @@
  *     redirections, and ow_shell_split_plain gives back that argv;
  *   - every command has argv, assignments, redirects and dynamic; every
  *     writing redirection has a target; the program's arguments start
- *     inside argv; the command line a shell or eval runs (sh -c, eval) is
- *     one of its arguments, and exactly when the shell was given -c STRING;
+ *     inside argv; the command line a program runs (sh -c, eval, su -c, …)
+ *     comes from its arguments, and a shell has one exactly when it was
+ *     given -c STRING;
  *   - reading the same text twice gives the same features and commands;
  *   - a command that cannot be read hits every safety check; a result
  *     has reasons exactly when it has checks, and no unknown bits;
@@ -92,9 +93,8 @@ check_parse (const OwShellParse *parse)
 
                 check (strcmp (inner, joined) == 0, "eval runs its words joined");
               }
-            else
-              check (ow_shell_is_shell (program) && strcmp (inner, cmd->argv[at]) == 0,
-                     "a shell runs the word after its -c");
+            else if (ow_shell_is_shell (program))
+              check (strcmp (inner, cmd->argv[at]) == 0, "a shell runs the word after its -c");
           }
         if (program != NULL && ow_shell_is_shell (program))
           {

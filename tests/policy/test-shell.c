@@ -640,6 +640,24 @@ test_inner (void)
     { "eval", NULL },
     { "python3 -c 'rm x'", NULL },
     { "echo sh -c 'rm x'", NULL },
+    /* other programs that run a command line (words they run as they
+     * are come back quoted) */
+    { "su -c 'rm x'", "rm x" },
+    { "su - root -lc 'rm x'", "rm x" },
+    { "runuser -u nobody --command='rm x'", "rm x" },
+    { "script -q -c 'rm x' /dev/null", "rm x" },
+    { "flock /tmp/l -c 'rm x'", "rm x" },
+    { "flock -w 5 /tmp/l rm -f 'a b'", "'rm' '-f' 'a b'" },
+    { "watch -n 1 rm x", "rm x" },
+    { "watch -x rm 'a b'", "'rm' 'a b'" },
+    { "env -S 'rm x'", "rm x" },
+    { "env --split-string='rm x'", "rm x" },
+    { "find . -name '*.o' -exec rm {} + -o -execdir sh -c 'ls' \\;", "'rm' '{}' ; 'sh' '-c' 'ls'" },
+    { "su root", NULL },
+    { "script log", NULL },
+    { "flock /tmp/l", NULL },
+    { "find . -name x", NULL },
+    { "env A=1", NULL },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (table); i++)
