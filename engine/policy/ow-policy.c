@@ -307,7 +307,8 @@ decide_inner (OwPolicy *self, const OwPolicyCall *call, const char *mode, OwRule
         }
     }
 
-  /* 3. Safety checks: asked in every mode but the dangerous one. */
+  /* 3. Safety checks: found here, asked below in every mode but the
+   * dangerous one. */
   if (call->safety != NULL)
     {
       OwSafetyResult found;
@@ -318,32 +319,35 @@ decide_inner (OwPolicy *self, const OwPolicyCall *call, const char *mode, OwRule
       for (guint i = 0; i < found.reasons->len; i++)
         g_ptr_array_add (out->safety_reasons, g_strdup (g_ptr_array_index (found.reasons, i)));
       ow_safety_result_clear (&found);
-      if (out->safety_checks != 0)
-        {
-          g_autoptr(GString) reason = g_string_new ("safety check: ");
-          for (guint i = 0; i < out->safety_reasons->len; i++)
-            {
-              if (i > 0)
-                g_string_append (reason, "; ");
-              g_string_append (reason, g_ptr_array_index (out->safety_reasons, i));
-            }
-          if (g_str_equal (mode, "dangerously-bypass-approvals"))
-            {
-              out->cleared_by_mode = TRUE;
-              set (out, OW_VERDICT_ALLOW, reason->str, "cleared by mode");
-            }
-          else
-            set (out, OW_VERDICT_ASK, reason->str, NULL);
-          return;
-        }
     }
 
-  /* 4. Deny rules. */
+  /* 4. Deny rules beat every ask, a safety check's included, and the
+   * dangerous mode does not lower them: a project's `deny = ["run_shell:curl"]`
+   * also refuses `curl … | sh`. */
   if (matched (self->project_deny, rc, out, &tag) || matched (self->standing_deny, rc, out, &tag))
     {
       g_autofree char *reason = g_strdup_printf ("refused by %s \"%s\"", tag, out->rule);
       g_autofree char *prov = g_strdup_printf ("denied by %s", tag);
       set (out, OW_VERDICT_DENY, reason, prov);
+      return;
+    }
+
+  if (out->safety_checks != 0)
+    {
+      g_autoptr(GString) reason = g_string_new ("safety check: ");
+      for (guint i = 0; i < out->safety_reasons->len; i++)
+        {
+          if (i > 0)
+            g_string_append (reason, "; ");
+          g_string_append (reason, g_ptr_array_index (out->safety_reasons, i));
+        }
+      if (g_str_equal (mode, "dangerously-bypass-approvals"))
+        {
+          out->cleared_by_mode = TRUE;
+          set (out, OW_VERDICT_ALLOW, reason->str, "cleared by mode");
+        }
+      else
+        set (out, OW_VERDICT_ASK, reason->str, NULL);
       return;
     }
 
