@@ -408,12 +408,16 @@ _ow_agent_call_model (GTask *task)
   g_autoptr(JsonArray) history = ow_session_dup_history (agent->session);
   g_autoptr(JsonArray) compacted = ow_compaction_outbound (history, ow_session_get_compaction (agent->session));
   g_autoptr(JsonArray) outbound = ow_outbound_for_model (compacted, agent->vision);
+  /* The session's providers may have changed their tools since the last
+   * call (an MCP server's list, a connector reconnected): this call offers
+   * what they hold now. */
+  g_autoptr(JsonArray) tool_defs = ow_tool_registry_dup_definitions (agent->tools);
   OwModelRequest req;
 
   ow_model_request_init (&req);
   req.model = agent->bare_model;
   req.messages = outbound;
-  req.tools = json_array_get_length (agent->tool_defs) > 0 ? agent->tool_defs : NULL;
+  req.tools = json_array_get_length (tool_defs) > 0 ? tool_defs : NULL;
   req.stream = TRUE;
   req.max_output_tokens = agent->max_output_tokens;
   req.reasoning_effort = agent->effort;

@@ -41,12 +41,11 @@ struct _OwAgent
   /* owned references */
   OwSession      *session;
   OwProvider     *provider;
-  OwToolRegistry *tools;
+  OwToolRegistry *tools;          /* read afresh at every model call */
   OwExecutor     *executor;
   OwPolicy       *policy;
   OwAttendant    *attendant;
   OwAuditLog     *audit;          /* may be NULL */
-  JsonArray      *tool_defs;      /* schemas offered to the model */
 
   /* settings */
   char           *bare_model;     /* the model as the wire wants it */
@@ -100,7 +99,7 @@ typedef struct _Run {
   gboolean       reply_cut;      /* the current message stopped at the ceiling */
   gboolean       interrupted;    /* a tool call was interrupted: stop after answering the rest */
   /* the tool call in progress */
-  OwTool        *cur_tool;       /* borrowed from the registry */
+  OwTool        *cur_tool;       /* owned: the registry may change while it runs */
   JsonObject    *cur_args;       /* owned */
   char          *cur_provenance; /* owned */
   char          *cur_record;     /* owned: the tool's full result when the model gets a leaner one, else NULL */

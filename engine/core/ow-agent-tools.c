@@ -227,7 +227,7 @@ _ow_agent_complete_call (GTask *task, OwToolStatus status, const char *result_te
   g_clear_pointer (&run->cur_args, json_object_unref);
   g_clear_pointer (&run->cur_provenance, g_free);
   g_clear_pointer (&run->cur_record, g_free);
-  run->cur_tool = NULL;
+  g_clear_object (&run->cur_tool);
   run->call_index++;
   _ow_agent_next_call (task);
 }
@@ -625,7 +625,7 @@ _ow_agent_next_call (GTask *task)
       return;
     }
 
-  run->cur_tool = ow_tool_registry_lookup (agent->tools, call->name);
+  g_set_object (&run->cur_tool, ow_tool_registry_lookup (agent->tools, call->name));
   if (run->cur_tool == NULL)
     {
       g_autofree char *msg = g_strdup_printf ("unknown tool: %s", call->name);

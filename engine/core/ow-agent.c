@@ -42,6 +42,7 @@ run_free (Run *run)
   g_clear_pointer (&run->cancel_source, g_source_destroy);
   g_clear_pointer (&run->calls, g_ptr_array_unref);
   g_clear_pointer (&run->cur_args, json_object_unref);
+  g_clear_object (&run->cur_tool);
   g_clear_pointer (&run->cur_provenance, g_free);
   g_clear_pointer (&run->cur_record, g_free);
   g_clear_pointer (&run->ahead, g_hash_table_unref);
@@ -104,7 +105,6 @@ ow_agent_finalize (GObject *object)
   g_clear_object (&self->executor);
   g_clear_object (&self->policy);
   g_clear_object (&self->attendant);
-  g_clear_pointer (&self->tool_defs, json_array_unref);
   g_free (self->bare_model);
   g_free (self->cache_key);
   g_free (self->instructions);
@@ -187,7 +187,6 @@ ow_agent_new (OwSession      *session,
   self->policy = g_object_ref (policy);
   self->attendant = g_object_ref (attendant);
   self->audit = audit;
-  self->tool_defs = ow_tool_registry_dup_definitions (tools);
   ow_executor_set_roots (executor, ow_session_get_roots (session));
   return self;
 }

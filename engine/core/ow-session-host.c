@@ -490,9 +490,6 @@ build_agent (Live *live, GError **error)
   if (!ensure_sandbox (live, error))
     return FALSE;
 
-  tools = ow_tool_registry_new ();
-  if (!ow_tool_registry_add_builtins (tools, coworker->tool_groups, error))
-    return FALSE;
   listed = !g_str_equal (ow_session_sandbox_get_provider (live->sandbox), "direct")
            && g_str_equal (ow_session_sandbox_get_network (live->sandbox), "allowlist");
   {
@@ -501,16 +498,21 @@ build_agent (Live *live, GError **error)
                                                        listed ? ow_session_sandbox_get_sites (live->sandbox) : NULL,
                                                        ow_session_get_id (session));
     const char *search = ow_config_get_string (ow_context_get_config (ctx), "web_search_provider");
+    OwBuiltinToolsOptions bo = {
+      .groups = coworker->tool_groups,
+      .web = access,
+      .network = listed,
+    };
+    g_autoptr(OwBuiltinTools) builtins = NULL;
+
     if (search != NULL)
       ow_web_access_set_search_provider (access, search);
-    ow_web_tools_register (tools, access);
+    builtins = ow_builtin_tools_new_for_session (&bo, error);
+    if (builtins == NULL)
+      return FALSE;
+    tools = ow_tool_registry_new ();
+    ow_tool_registry_add_provider (tools, OW_TOOL_PROVIDER (builtins));
   }
-  if (listed)
-    {
-      static const char *const network_group[] = { "network", NULL };
-      if (!ow_tool_registry_add_builtins (tools, network_group, error))
-        return FALSE;
-    }
 
   live->agent = ow_agent_new (session, provider, bare, tools, OW_EXECUTOR (live->sandbox), self->policy,
                               self->attendant, ow_context_get_audit (ctx));

@@ -949,13 +949,6 @@ run (Run *r)
       return OW_EXIT_CRASH;
     }
 
-  tools = ow_tool_registry_new ();
-  if (!ow_tool_registry_add_builtins (tools, coworker->tool_groups, &error))
-    {
-      say ("could not set up the tools: %s", error->message);
-      return OW_EXIT_CRASH;
-    }
-
   tty = open ("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
   terminal = tty >= 0;
   attendance = r->isolated ? NULL : ow_config_get_string (ow_context_get_config (ctx), "attendance");
@@ -1002,26 +995,39 @@ run (Run *r)
       return usage_error ("%s", error->message);
     r->sandbox = g_strdup (ow_session_sandbox_get_provider (sandbox));
   }
-  if (!r->no_web_tools)
-    {
-      /* The web tools run here, in the engine; with a sandbox's allow list
-       * they follow it (a site not on it asks first). */
-      gboolean listed = !g_str_equal (r->sandbox, "direct");
-      g_autoptr(OwWebAccess) access = ow_web_access_new (ow_context_get_http (ctx), ow_session_sandbox_get_guard (sandbox),
-                                                         listed ? ow_session_sandbox_get_sites (sandbox) : NULL,
-                                                         ow_session_get_id (session));
-      const char *search = r->isolated ? NULL : ow_config_get_string (ow_context_get_config (ctx), "web_search_provider");
-      if (search != NULL)
-        ow_web_access_set_search_provider (access, search);
-      ow_web_tools_register (tools, access);
-      r->web_tools = TRUE;
-    }
-  if (!g_str_equal (r->sandbox, "direct") && g_str_equal (ow_session_sandbox_get_network (sandbox), "allowlist"))
-    {
-      static const char *const network_group[] = { "network", NULL };
-      if (!ow_tool_registry_add_builtins (tools, network_group, &error))
-        return usage_error ("%s", error->message);
-    }
+  {
+    g_autoptr(OwWebAccess) access = NULL;
+    g_autoptr(OwBuiltinTools) builtins = NULL;
+    OwBuiltinToolsOptions bo = {
+      .groups = coworker->tool_groups,
+      .network = !g_str_equal (r->sandbox, "direct")
+                 && g_str_equal (ow_session_sandbox_get_network (sandbox), "allowlist"),
+    };
+
+    if (!r->no_web_tools)
+      {
+        /* The web tools run here, in the engine; with a sandbox's allow
+         * list they follow it (a site not on it asks first). */
+        gboolean listed = !g_str_equal (r->sandbox, "direct");
+        const char *search = r->isolated ? NULL : ow_config_get_string (ow_context_get_config (ctx), "web_search_provider");
+
+        access = ow_web_access_new (ow_context_get_http (ctx), ow_session_sandbox_get_guard (sandbox),
+                                    listed ? ow_session_sandbox_get_sites (sandbox) : NULL,
+                                    ow_session_get_id (session));
+        if (search != NULL)
+          ow_web_access_set_search_provider (access, search);
+        bo.web = access;
+        r->web_tools = TRUE;
+      }
+    builtins = ow_builtin_tools_new_for_session (&bo, &error);
+    if (builtins == NULL)
+      {
+        say ("could not set up the tools: %s", error->message);
+        return OW_EXIT_CRASH;
+      }
+    tools = ow_tool_registry_new ();
+    ow_tool_registry_add_provider (tools, OW_TOOL_PROVIDER (builtins));
+  }
   tool_defs = ow_tool_registry_dup_definitions (tools);
   policy = ow_policy_new (ow_context_get_config (ctx), ow_context_get_store (ctx), &error);
   if (policy == NULL)

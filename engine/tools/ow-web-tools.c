@@ -1589,17 +1589,17 @@ web_tool_new (WebToolKind  kind,
 }
 
 void
-ow_web_tools_register (OwToolRegistry *registry,
-                       OwWebAccess    *access)
+ow_web_tools_add (OwBuiltinTools *tools,
+                  OwWebAccess    *access)
 {
   g_autoptr(OwTool) fetch = NULL;
   g_autoptr(OwTool) search = NULL;
 
-  g_return_if_fail (OW_IS_TOOL_REGISTRY (registry));
+  g_return_if_fail (OW_IS_BUILTIN_TOOLS (tools));
   g_return_if_fail (access != NULL);
 
   fetch = web_tool_new (WEB_FETCH, access);
   search = web_tool_new (WEB_SEARCH, access);
-  ow_tool_registry_add (registry, search);
-  ow_tool_registry_add (registry, fetch);
+  ow_builtin_tools_add (tools, search);
+  ow_builtin_tools_add (tools, fetch);
 }
