@@ -396,6 +396,7 @@ _ow_agent_policy_decide (Run *run, OwToolCall *call, OwTool *tool, JsonObject *a
     .tool = call->name,
     .risk = ow_tool_get_risk (tool),
     .args = args,
+    .target_arg = ow_tool_get_target_argument (tool),
     .workspace = ow_session_get_workspace (agent->session),
     .tool_granted = ow_session_has_tool_grant (agent->session, call->name),
     .readonly_granted = ow_session_has_readonly_grant (agent->session),

@@ -342,7 +342,7 @@ on_tool_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   GTask *task = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(OwToolResult) r = ow_tool_execute_finish (OW_TOOL (source), result, &error);
+  g_autoptr(OwToolResult) r = ow_tool_call_finish (OW_TOOL (source), result, &error);
 
   tool_done (task, r, error);
   g_object_unref (task);
@@ -406,7 +406,7 @@ on_ahead_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   AheadCall *ac = user_data;
   Ahead *ahead = ac->ahead;
 
-  ahead->result = ow_tool_execute_finish (OW_TOOL (source), result, &ahead->error);
+  ahead->result = ow_tool_call_finish (OW_TOOL (source), result, &ahead->error);
   ahead->done = TRUE;
   if (ahead->waiting != NULL)
     {
@@ -433,7 +433,6 @@ start_ahead (GTask *task)
     {
       OwToolCall *call = g_ptr_array_index (run->calls, j);
       g_autoptr(JsonObject) args = NULL;
-      g_autofree char *args_text = NULL;
       OwDecision decision = { 0 };
       OwTool *tool;
       AheadCall *ac;
@@ -456,11 +455,33 @@ start_ahead (GTask *task)
       ac->ahead = g_new0 (Ahead, 1);
       ac->ahead->refs = 1;
       g_hash_table_insert (run->ahead, g_strdup (call->id), ahead_ref (ac->ahead));
-      args_text = ow_json_object_to_string (args);
-      ow_tool_execute_async (tool, &ctx, args, args_text, run->cancellable, on_ahead_done_cb, ac);
+      ow_tool_call_async (tool, &ctx, args, run->cancellable, NULL, NULL, on_ahead_done_cb, ac);
     }
 }
 
+
+/* A tool that reports progress (an MCP server's long call): every surface
+ * sees it under the call's step. Only the call in its turn reports; reads
+ * started ahead of it are quick. */
+static void
+on_tool_progress_cb (double progress, double total, const char *message, gpointer user_data)
+{
+  Run *run = _ow_agent_run_of (user_data);
+  OwToolCall *call = _ow_agent_current_call (run);
+  JsonObject *data = json_object_new ();
+
+  json_object_set_string_member (data, "name", call->name);
+  json_object_set_string_member (data, "call_id", call->id);
+  json_object_set_double_member (data, "progress", progress);
+  if (total >= 0)
+    json_object_set_double_member (data, "total", total);
+  if (message != NULL)
+    {
+      g_autofree char *safe = ow_redact (message);
+      json_object_set_string_member (data, "message", safe);
+    }
+  _ow_agent_emit (run, "tool_progress", data);
+}
 
 void
 _ow_agent_execute_current (GTask *task)
@@ -474,7 +495,6 @@ _ow_agent_execute_current (GTask *task)
     .set_todos = set_todos_cb,
   };
   JsonObject *data;
-  g_autofree char *args_text = ow_json_object_to_string (run->cur_args);
   g_autoptr(GError) error = NULL;
 
   /* An approval answered in the inbox may be acted on by a turn resumed
@@ -524,8 +544,8 @@ _ow_agent_execute_current (GTask *task)
         return;
       }
   }
-  ow_tool_execute_async (run->cur_tool, &ctx, run->cur_args, args_text, run->cancellable,
-                         on_tool_done_cb, g_object_ref (task));
+  ow_tool_call_async (run->cur_tool, &ctx, run->cur_args, run->cancellable, on_tool_progress_cb, task,
+                      on_tool_done_cb, g_object_ref (task));
   if (runs_at_once (run, run->cur_tool, call->name))
     start_ahead (task);
 }

@@ -145,23 +145,27 @@ run_todo_write (const OwToolContext *context, JsonObject *args)
 }
 
 static void
-builtin_execute_async (OwTool              *tool,
-                       const OwToolContext *context,
-                       JsonObject          *args,
-                       const char          *args_text,
-                       GCancellable        *cancellable,
-                       GAsyncReadyCallback  callback,
-                       gpointer             user_data)
+builtin_call_async (OwTool              *tool,
+                    const OwToolContext *context,
+                    JsonObject          *args,
+                    GCancellable        *cancellable,
+                    OwToolProgressFunc   progress,
+                    gpointer             progress_data,
+                    GAsyncReadyCallback  callback,
+                    gpointer             user_data)
 {
   OwBuiltinTool *self = OW_BUILTIN_TOOL (tool);
   g_autoptr(GTask) task = g_task_new (tool, cancellable, callback, user_data);
+  g_autofree char *args_text = NULL;
 
-  g_task_set_source_tag (task, builtin_execute_async);
+  g_task_set_source_tag (task, builtin_call_async);
   /* A stop is reported by the body itself, as an "interrupted" result. */
   g_task_set_check_cancellable (task, FALSE);
   switch (self->impl)
     {
     case IMPL_EXECUTOR:
+      /* The bodies read the arguments as JSON text. */
+      args_text = ow_json_object_to_string (args);
       ow_executor_execute_async (OW_EXECUTOR (context->executor), self->name, args_text, cancellable,
                                  on_executor_done_cb, g_steal_pointer (&task));
       break;
@@ -177,7 +181,7 @@ builtin_execute_async (OwTool              *tool,
 }
 
 static OwToolResult *
-builtin_execute_finish (OwTool *tool, GAsyncResult *result, GError **error)
+builtin_call_finish (OwTool *tool, GAsyncResult *result, GError **error)
 {
   return g_task_propagate_pointer (G_TASK (result), error);
 }
@@ -189,8 +193,8 @@ builtin_tool_iface_init (OwToolInterface *iface)
   iface->get_schema = builtin_get_schema;
   iface->get_risk = builtin_get_risk;
   iface->get_kind = builtin_get_kind;
-  iface->execute_async = builtin_execute_async;
-  iface->execute_finish = builtin_execute_finish;
+  iface->call_async = builtin_call_async;
+  iface->call_finish = builtin_call_finish;
 }
 
 static void

@@ -807,6 +807,10 @@ test_tools_change_between_calls (Fixture *f, gconstpointer data)
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (result, "args"), "say"), ==, "hi");
   json_object_unref (result);
   g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_finished", 1)->data, "status"), ==, "ok");
+  /* Its progress reached the event stream, under its call. */
+  g_assert_cmpuint (count_events (f, "tool_progress"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_progress", 0)->data, "call_id"), ==, "c2");
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_progress", 0)->data, "message"), ==, "halfway");
   /* …and not after it was gone. */
   g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_finished", 2)->data, "status"), ==, "error");
   g_assert_nonnull (strstr (json_object_get_string_member (message (f, 7), "content"), "unknown tool: read_note"));

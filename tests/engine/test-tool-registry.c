@@ -5,6 +5,8 @@
  * itself.
  */
 #include "ow-error.h"
+#include "ow-json.h"
+#include "policy/ow-policy.h"
 #include "tool-provider-test-util.h"
 #include "tools/ow-builtin-tools.h"
 #include "tools/ow-tool-registry.h"
@@ -182,6 +184,195 @@ test_builtins_first (void)
   }
 }
 
+/* What the model is sent of a result made of content blocks. */
+static void
+test_result_content (void)
+{
+  static const guint8 png[] = { 0x89, 'P', 'N', 'G', 0, 1, 2, 3 };
+  g_autoptr(GBytes) data = g_bytes_new_static (png, sizeof png);
+  g_autoptr(JsonObject) structured = ow_json_object_from_string ("{\"temp\":21}", -1, NULL);
+  GPtrArray *blocks = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_content_block_free);
+  g_autoptr(OwToolResult) mixed = NULL;
+  g_autoptr(OwToolResult) only_structured = NULL;
+  g_autoptr(OwToolResult) failed = NULL;
+  g_autoptr(OwToolResult) plain = ow_tool_result_new (OW_TOOL_STATUS_OK, "{\"ok\":true}");
+
+  g_ptr_array_add (blocks, ow_content_block_new_text ("It is 21 degrees."));
+  g_ptr_array_add (blocks, ow_content_block_new_image (data, "image/png"));
+  g_ptr_array_add (blocks, ow_content_block_new_resource_link ("file:///tmp/w.csv", "w.csv", "text/csv"));
+  mixed = ow_tool_result_new_content (blocks, structured, FALSE);
+  g_assert_cmpstr (mixed->text, ==, "It is 21 degrees.\n[image: image/png, 8 bytes]\n[resource: w.csv file:///tmp/w.csv]");
+  g_assert_cmpint (mixed->status, ==, OW_TOOL_STATUS_OK);
+  g_assert_false (mixed->is_error);
+  g_assert_cmpuint (mixed->content->len, ==, 3);
+  g_assert_true (mixed->structured == structured);
+
+  only_structured = ow_tool_result_new_content (NULL, structured, FALSE);
+  g_assert_cmpstr (only_structured->text, ==, "{\"temp\":21}");
+
+  blocks = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_content_block_free);
+  g_ptr_array_add (blocks, ow_content_block_new_text ("no such city"));
+  failed = ow_tool_result_new_content (blocks, NULL, TRUE);
+  g_assert_cmpint (failed->status, ==, OW_TOOL_STATUS_ERROR);
+  g_assert_true (failed->is_error);
+  g_assert_cmpstr (failed->text, ==, "no such city");
+
+  /* The built-ins' path: the text alone, as before. */
+  g_assert_cmpstr (plain->text, ==, "{\"ok\":true}");
+  g_assert_null (plain->content);
+  g_assert_false (plain->is_error);
+}
+
+/* A tool as an MCP adapter would write it: no function schema of its own,
+ * only a name, a description, an input schema and a source. */
+#define TEST_TYPE_BARE_TOOL (test_bare_tool_get_type ())
+G_DECLARE_FINAL_TYPE (TestBareTool, test_bare_tool, TEST, BARE_TOOL, GObject)
+
+struct _TestBareTool
+{
+  GObject     parent_instance;
+  JsonObject *input;
+};
+
+static void bare_tool_iface_init (OwToolInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (TestBareTool, test_bare_tool, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (OW_TYPE_TOOL, bare_tool_iface_init))
+
+static const char *bare_get_name (OwTool *tool) { return "get_weather"; }
+static OwRisk bare_get_risk (OwTool *tool) { return OW_RISK_EXTERNAL; }
+static const char *bare_get_description (OwTool *tool) { return "The weather in a city."; }
+static JsonObject *bare_get_input_schema (OwTool *tool) { return TEST_BARE_TOOL (tool)->input; }
+static const char *bare_get_source (OwTool *tool) { return "mcp:weather"; }
+
+static void
+bare_call_async (OwTool *tool, const OwToolContext *context, JsonObject *args, GCancellable *cancellable,
+                 OwToolProgressFunc progress, gpointer progress_data, GAsyncReadyCallback callback,
+                 gpointer user_data)
+{
+  g_autoptr(GTask) task = g_task_new (tool, cancellable, callback, user_data);
+
+  g_task_return_pointer (task, ow_tool_result_new (OW_TOOL_STATUS_OK, "sunny"), (GDestroyNotify) ow_tool_result_free);
+}
+
+static OwToolResult *
+bare_call_finish (OwTool *tool, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+bare_tool_iface_init (OwToolInterface *iface)
+{
+  iface->get_name = bare_get_name;
+  iface->get_risk = bare_get_risk;
+  iface->get_description = bare_get_description;
+  iface->get_input_schema = bare_get_input_schema;
+  iface->get_source = bare_get_source;
+  iface->call_async = bare_call_async;
+  iface->call_finish = bare_call_finish;
+}
+
+static void
+test_bare_tool_finalize (GObject *object)
+{
+  json_object_unref (TEST_BARE_TOOL (object)->input);
+  G_OBJECT_CLASS (test_bare_tool_parent_class)->finalize (object);
+}
+
+static void
+test_bare_tool_class_init (TestBareToolClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = test_bare_tool_finalize;
+}
+
+static void
+test_bare_tool_init (TestBareTool *self)
+{
+  self->input = ow_json_object_from_string ("{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}},"
+                                            "\"required\":[\"city\"]}", -1, NULL);
+}
+
+/* A tool that only names itself, describes itself and gives its input
+ * schema gets the function schema the wire wants; a built-in's own
+ * schema is read back through the same accessors. */
+static void
+test_tool_defaults (void)
+{
+  static const char *const groups[] = { "files", NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwBuiltinTools) builtins = ow_builtin_tools_new ();
+  g_autoptr(OwTestTools) mcp = ow_test_tools_new ("mcp:notes");
+  g_autoptr(OwTool) read_file = NULL;
+  OwTool *note = ow_test_tools_add (mcp, "read_note");
+  JsonObject *input;
+
+  g_assert_true (ow_builtin_tools_add_groups (builtins, groups, &error));
+  read_file = ow_tool_provider_lookup (OW_TOOL_PROVIDER (builtins), "read_file");
+  g_assert_nonnull (read_file);
+  g_assert_cmpstr (ow_tool_get_source (read_file), ==, "builtin");
+  g_assert_cmpstr (ow_tool_get_title (read_file), ==, "read_file");
+  g_assert_nonnull (ow_tool_get_description (read_file));
+  input = ow_tool_get_input_schema (read_file);
+  g_assert_nonnull (input);
+  g_assert_true (json_object_has_member (json_object_get_object_member (input, "properties"), "path"));
+  g_assert_null (ow_tool_get_output_schema (read_file));
+  g_assert_null (ow_tool_get_target_argument (read_file));
+  g_assert_null (ow_tool_get_annotations (read_file));
+
+  /* The test tool gives its own schema; its description and input
+   * schema are read from it. */
+  g_assert_cmpstr (ow_tool_get_description (note), ==, "A test tool.");
+  g_assert_true (json_object_has_member (json_object_get_object_member (ow_tool_get_input_schema (note), "properties"),
+                                         "say"));
+
+  /* Built from the parts, once, and kept with the tool. */
+  {
+    g_autoptr(OwTool) bare = g_object_new (TEST_TYPE_BARE_TOOL, NULL);
+    JsonObject *schema = ow_tool_get_schema (bare);
+    g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), schema);
+    g_autofree char *text = json_to_string (node, FALSE);
+
+    g_assert_cmpstr (text, ==, "{\"type\":\"function\",\"function\":{\"name\":\"get_weather\","
+                               "\"description\":\"The weather in a city.\",\"parameters\":{\"type\":\"object\","
+                               "\"properties\":{\"city\":{\"type\":\"string\"}},\"required\":[\"city\"]}}}");
+    g_assert_true (ow_tool_get_schema (bare) == schema);
+    g_assert_cmpstr (ow_tool_get_source (bare), ==, "mcp:weather");
+    g_assert_cmpstr (ow_tool_get_title (bare), ==, "get_weather");
+    g_assert_cmpint (ow_tool_get_kind (bare), ==, OW_TOOL_KIND_EXECUTE);
+  }
+}
+
+/* The argument a tool names as its target is what "always allow" offers
+ * and what a standing rule matches; without it the policy's table says
+ * "target", which this tool's arguments do not have. */
+static void
+test_target_argument_feeds_rules (void)
+{
+  g_autoptr(OwPolicy) policy = ow_policy_new (NULL, NULL, NULL);
+  g_autoptr(JsonObject) args = ow_json_object_from_string ("{\"channel\":\"#general\",\"text\":\"hi\"}", -1, NULL);
+  OwPolicyCall call = {
+    .mode = "ask",
+    .tool = "post_message",
+    .risk = OW_RISK_EXTERNAL,
+    .args = args,
+    .workspace = "/nonexistent",
+  };
+  OwDecision with = { 0 }, without = { 0 };
+
+  call.target_arg = "channel";
+  ow_policy_decide (policy, &call, &with);
+  g_assert_cmpint (with.verdict, ==, OW_VERDICT_ASK);
+  g_assert_cmpstr (with.suggested_rule, ==, "post_message:#general");
+
+  call.target_arg = NULL;
+  ow_policy_decide (policy, &call, &without);
+  g_assert_cmpint (without.verdict, ==, OW_VERDICT_ASK);
+  g_assert_cmpstr (without.suggested_rule, ==, "post_message");
+  ow_decision_clear (&with);
+  ow_decision_clear (&without);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -189,5 +380,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/tools/registry/stable-order", test_stable_order);
   g_test_add_func ("/ow/tools/registry/follows-provider", test_follows_provider);
   g_test_add_func ("/ow/tools/registry/builtins-first", test_builtins_first);
+  g_test_add_func ("/ow/tools/tool/result-content", test_result_content);
+  g_test_add_func ("/ow/tools/tool/defaults", test_tool_defaults);
+  g_test_add_func ("/ow/tools/tool/target-argument", test_target_argument_feeds_rules);
   return g_test_run ();
 }

@@ -45,13 +45,17 @@ test_tool_get_kind (OwTool *tool)
 }
 
 static void
-test_tool_execute_async (OwTool *tool, const OwToolContext *context, JsonObject *args, const char *args_text,
-                         GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
+test_tool_call_async (OwTool *tool, const OwToolContext *context, JsonObject *args, GCancellable *cancellable,
+                      OwToolProgressFunc progress, gpointer progress_data, GAsyncReadyCallback callback,
+                      gpointer user_data)
 {
   g_autoptr(GTask) task = g_task_new (tool, cancellable, callback, user_data);
   g_autoptr(JsonObject) result = json_object_new ();
   g_autofree char *text = NULL;
 
+  /* Reports progress as a long MCP call does. */
+  if (progress != NULL)
+    progress (1, 2, "halfway", progress_data);
   json_object_set_string_member (result, "tool", OW_TEST_TOOL (tool)->name);
   json_object_set_object_member (result, "args", json_object_ref (args));
   text = ow_json_object_to_string (result);
@@ -59,7 +63,7 @@ test_tool_execute_async (OwTool *tool, const OwToolContext *context, JsonObject 
 }
 
 static OwToolResult *
-test_tool_execute_finish (OwTool *tool, GAsyncResult *result, GError **error)
+test_tool_call_finish (OwTool *tool, GAsyncResult *result, GError **error)
 {
   return g_task_propagate_pointer (G_TASK (result), error);
 }
@@ -71,8 +75,8 @@ test_tool_iface_init (OwToolInterface *iface)
   iface->get_schema = test_tool_get_schema;
   iface->get_risk = test_tool_get_risk;
   iface->get_kind = test_tool_get_kind;
-  iface->execute_async = test_tool_execute_async;
-  iface->execute_finish = test_tool_execute_finish;
+  iface->call_async = test_tool_call_async;
+  iface->call_finish = test_tool_call_finish;
 }
 
 static void

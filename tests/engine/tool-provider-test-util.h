@@ -2,7 +2,8 @@
  *
  * OwTestTools is an OwToolProvider whose tools the test adds and removes
  * while a session runs, as an MCP server's list changes. Its tools are
- * OwTestTool: a read-only tool whose result is {"tool": name, "args": …}.
+ * OwTestTool: a read-only tool whose result is {"tool": name, "args": …},
+ * which reports progress once (1 of 2, "halfway") on its way.
  */
 #pragma once
 

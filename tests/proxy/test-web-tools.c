@@ -274,7 +274,7 @@ on_tool_done_cb (GObject      *source,
   RunWait *w = user_data;
   g_autoptr(GError) error = NULL;
 
-  w->result = ow_tool_execute_finish (OW_TOOL (source), result, &error);
+  w->result = ow_tool_call_finish (OW_TOOL (source), result, &error);
   g_assert_no_error (error);
   w->done = TRUE;
 }
@@ -301,8 +301,8 @@ run_tool_full (OwWebAccess  *access,
   g_assert_nonnull (tool);
   g_object_unref (tool);  /* the provider keeps it */
   g_assert_cmpint (ow_tool_get_risk (tool), ==, OW_RISK_READ);
-  ow_tool_execute_async (tool, &context, json_node_get_object (args), args_json, cancellable,
-                         on_tool_done_cb, &w);
+  ow_tool_call_async (tool, &context, json_node_get_object (args), cancellable, NULL, NULL,
+                      on_tool_done_cb, &w);
   spin_until (&w.done);
   out = json_from_string (w.result->text, NULL);
   g_assert_nonnull (out);
@@ -594,8 +594,8 @@ test_fetch_cancelled (Fixture       *f,
 
   ow_web_tools_add (registry, access);
   g_autoptr(OwTool) fetch = ow_tool_provider_lookup (OW_TOOL_PROVIDER (registry), "web_fetch");
-  ow_tool_execute_async (fetch, &context, json_node_get_object (args),
-                         args_json, cancellable, on_tool_done_cb, &w);
+  ow_tool_call_async (fetch, &context, json_node_get_object (args), cancellable, NULL, NULL,
+                      on_tool_done_cb, &w);
   /* Cancelled once the server holds the request: the call ends at once. */
   spin_until (&f->web.hanging);
   g_cancellable_cancel (cancellable);
