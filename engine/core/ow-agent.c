@@ -197,6 +197,12 @@ ow_agent_get_session (OwAgent *self)
   return self->session;
 }
 
+OwToolRegistry *
+ow_agent_get_tools (OwAgent *self)
+{
+  return self->tools;
+}
+
 void
 ow_agent_set_instructions (OwAgent *self, const char *instructions)
 {

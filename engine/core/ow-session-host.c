@@ -28,6 +28,7 @@
 #include "core/ow-agent.h"
 #include "core/ow-coworker.h"
 #include "core/ow-message.h"
+#include "core/ow-session-recipe.h"
 #include "core/ow-session-title.h"
 #include "ow-error.h"
 #include "ow-json.h"
@@ -37,7 +38,6 @@
 #include "policy/ow-safety.h"
 #include "sandbox/ow-session-sandbox.h"
 #include "store/ow-model-config.h"
-#include "tools/ow-web-tools.h"
 
 G_DEFINE_QUARK (ow-host-error-quark, ow_host_error)
 
@@ -451,13 +451,10 @@ build_agent (Live *live, GError **error)
   const char *model = ow_session_get_model (session);
   const OwCoworker *coworker = ow_coworker_lookup (ow_session_get_coworker (session));
   g_autoptr(OwProvider) provider = NULL;
-  g_autoptr(OwToolRegistry) tools = NULL;
   g_autoptr(OwModelConfig) model_config = NULL;
   g_auto(OwModelSettings) settings = { 0 };
   g_autofree char *bare = NULL;
-  g_autofree char *instructions = NULL;
   g_autofree char *spill = NULL;
-  gboolean listed;
   gint64 cap = 150, result_max = 10000;
 
   if (live->agent != NULL)
@@ -490,68 +487,34 @@ build_agent (Live *live, GError **error)
   if (!ensure_sandbox (live, error))
     return FALSE;
 
-  listed = !g_str_equal (ow_session_sandbox_get_provider (live->sandbox), "direct")
-           && g_str_equal (ow_session_sandbox_get_network (live->sandbox), "allowlist");
-  {
-    g_autoptr(OwWebAccess) access = ow_web_access_new (ow_context_get_http (ctx),
-                                                       ow_session_sandbox_get_guard (live->sandbox),
-                                                       listed ? ow_session_sandbox_get_sites (live->sandbox) : NULL,
-                                                       ow_session_get_id (session));
-    const char *search = ow_config_get_string (ow_context_get_config (ctx), "web_search_provider");
-    OwBuiltinToolsOptions bo = {
-      .groups = coworker->tool_groups,
-      .web = access,
-      .network = listed,
-    };
-    g_autoptr(OwBuiltinTools) builtins = NULL;
-
-    if (search != NULL)
-      ow_web_access_set_search_provider (access, search);
-    builtins = ow_builtin_tools_new_for_session (&bo, error);
-    if (builtins == NULL)
-      return FALSE;
-    tools = ow_tool_registry_new ();
-    ow_tool_registry_add_provider (tools, OW_TOOL_PROVIDER (builtins));
-  }
-
-  live->agent = ow_agent_new (session, provider, bare, tools, OW_EXECUTOR (live->sandbox), self->policy,
-                              self->attendant, ow_context_get_audit (ctx));
-  {
-    const OwPaths *p = ow_context_get_paths (ctx);
-    const char *dirs[] = { p->config_dir, p->state_dir, p->runtime_dir, NULL };
-    ow_agent_set_agent_dirs (live->agent, dirs);
-  }
-  if (listed)
-    ow_agent_set_sites (live->agent, ow_session_sandbox_get_sites (live->sandbox),
-                        ow_session_sandbox_get_guard (live->sandbox));
-  instructions = ow_coworker_build_instructions (coworker, ow_session_get_workspace (session),
-                                                 ow_session_get_roots (session));
-  ow_agent_set_instructions (live->agent, instructions);
   ow_config_get_int (ow_context_get_config (ctx), "max_iterations", &cap);
-  ow_agent_set_max_iterations (live->agent, (guint) CLAMP (cap, 1, G_MAXUINT));
-  ow_agent_load_retry_delays (live->agent);
   ow_config_get_int (ow_context_get_config (ctx), "tool_result_max_bytes", &result_max);
   if (!ow_context_is_isolated (ctx))
     {
       g_autofree char *path = g_build_filename (ow_context_get_paths (ctx)->config_dir, "model_config.json", NULL);
       model_config = ow_model_config_load (path, NULL);
     }
-  if (model_config != NULL && ow_model_config_lookup (model_config, model, &settings))
-    {
-      if (settings.max_output_tokens > 0)
-        ow_agent_set_max_output_tokens (live->agent, settings.max_output_tokens);
-      ow_agent_set_reasoning_effort (live->agent, settings.reasoning_effort);
-      ow_agent_set_sampling (live->agent, settings.temperature, settings.top_p, settings.context_size,
-                             settings.thinking);
-      ow_agent_set_compaction (live->agent, settings.context_size, settings.compaction_threshold_pct, 0);
-    }
   spill = g_build_filename (ow_context_get_paths (ctx)->state_dir, "tool-output", ow_session_get_id (session), NULL);
-  if (!ow_agent_set_tool_result_limit (live->agent, (gsize) MAX (result_max, 0), spill, error))
-    {
-      g_clear_object (&live->agent);
-      return FALSE;
-    }
-  return TRUE;
+  {
+    OwSessionRecipe recipe = {
+      .context = ctx,
+      .session = session,
+      .coworker = coworker,
+      .provider = provider,
+      .bare_model = bare,
+      .sandbox = live->sandbox,
+      .policy = self->policy,
+      .attendant = self->attendant,
+      .web_search_provider = ow_config_get_string (ow_context_get_config (ctx), "web_search_provider"),
+      .max_iterations = (guint) CLAMP (cap, 1, G_MAXUINT),
+      .settings = model_config != NULL && ow_model_config_lookup (model_config, model, &settings) ? &settings : NULL,
+      .result_max = (gsize) MAX (result_max, 0),
+      .spill_dir = spill,
+    };
+
+    live->agent = ow_session_recipe_build (&recipe, error);
+  }
+  return live->agent != NULL;
 }
 
 /* auto-approve needs its reviewer; the mode can change between turns. */
@@ -559,27 +522,15 @@ static gboolean
 ensure_reviewer (Live *live, GError **error)
 {
   OwContext *ctx = live->host->ctx;
-  const char *reviewer_model;
-  const OwCoworker *coworker;
-  g_autoptr(OwProvider) provider = NULL;
-  g_autoptr(OwReviewer) reviewer = NULL;
-  g_autofree char *bare = NULL;
 
-  if (!g_str_equal (ow_session_get_mode (live->session), "auto-approve") || ow_agent_get_reviewer (live->agent) != NULL)
+  if (!g_str_equal (ow_session_get_mode (live->session), "auto-approve"))
     return TRUE;
-  reviewer_model = ow_config_get_string (ow_context_get_config (ctx), "reviewer_model");
-  provider = ow_context_create_provider (ctx, reviewer_model != NULL ? reviewer_model : ow_session_get_model (live->session),
-                                         &bare, NULL, error);
-  if (provider == NULL)
+  if (!ow_session_recipe_add_reviewer (live->agent, ctx, NULL,
+                                       ow_config_get_string (ow_context_get_config (ctx), "reviewer_model"), error))
     {
       g_prefix_error (error, "auto-approve needs a reviewer model: ");
       return FALSE;
     }
-  coworker = ow_coworker_lookup (ow_session_get_coworker (live->session));
-  if (coworker == NULL)
-    coworker = ow_coworker_lookup ("cowork");
-  reviewer = ow_reviewer_new (provider, bare, 0);
-  ow_agent_set_reviewer (live->agent, reviewer, coworker->title, coworker->prompt, coworker->approval_guidance);
   return TRUE;
 }
 
