@@ -197,6 +197,12 @@ ow_agent_get_session (OwAgent *self)
   return self->session;
 }
 
+const char *
+ow_agent_get_instructions (OwAgent *self)
+{
+  return self->instructions;
+}
+
 OwToolRegistry *
 ow_agent_get_tools (OwAgent *self)
 {

@@ -97,6 +97,8 @@ OwAgent      *ow_agent_new                   (OwSession      *session,
                                               OwAuditLog     *audit);
 
 OwSession    *ow_agent_get_session           (OwAgent *self);
+/* The system message a new session starts with (borrowed, may be NULL). */
+const char   *ow_agent_get_instructions      (OwAgent *self);
 /* The session's live tool registry (borrowed). */
 OwToolRegistry *ow_agent_get_tools           (OwAgent *self);
 /* The system message, added at the start of the session's history when the

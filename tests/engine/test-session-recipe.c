@@ -143,12 +143,23 @@ test_direct (void)
   g_assert_true (offers (agent, "read_note"));
   /* No sandbox, no allow list: nothing to ask a site for. */
   g_assert_false (offers (agent, "request_network_access"));
+  /* The coworker's instructions first, then the further section. */
+  {
+    const char *text = ow_agent_get_instructions (agent);
+    const char *section = strstr (text, "## Memory\nThe person prefers metric units.");
+
+    g_assert_nonnull (section);
+    g_assert_true (section > text);
+    g_assert_cmpstr (section + strlen (sections[0]), ==, "");
+    g_assert_nonnull (strstr (text, f.ws));
+  }
 
   without_web = build (&f, &bare);
   g_assert_false (offers (without_web, "web_fetch"));
   g_assert_false (offers (without_web, "web_search"));
   g_assert_false (offers (without_web, "read_note"));
   g_assert_true (offers (without_web, "run_shell"));
+  g_assert_null (strstr (ow_agent_get_instructions (without_web), "## Memory"));
 
   g_clear_object (&agent);
   g_clear_object (&without_web);
