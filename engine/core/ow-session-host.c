@@ -4,8 +4,11 @@
  * Each loaded session is a Live: the OwSession, and — built when the first
  * turn needs them — its agent and its sandbox. The agent is dropped and
  * rebuilt when the model changes; the sandbox lives as long as the Live.
- * All asks go to the host's inbox through one inbox attendant, so answering
- * from any surface is ow_inbox_resolve() on the item, wherever it came from.
+ * Asks go to the host's inbox through one inbox attendant, so answering
+ * from any surface is ow_inbox_resolve() on the item, wherever it came from;
+ * a session set to attendance "auto" (ow_session_host_set_attendance())
+ * has its asks answered by rule instead, while the sessions beside it park
+ * theirs.
  *
  * A turn: (start the sandbox if it is not running) → ow_agent_run_message_async
  * → "turn_done". A session found with a turn that never finished (the
@@ -51,6 +54,7 @@ typedef struct {
   JsonObject       *pending;     /* the user message waiting for the sandbox to start */
   char             *request;     /* its text */
   gboolean          parked;      /* its last turn stopped while an ask waited: it resumes */
+  OwAttendant      *attendant;   /* attendance "auto": answers by rule; NULL: the host's inbox attendant */
   JsonObject       *unsent;      /* the last user message whose turn could not start (no model, no key):
                                     never in the history, so Retry sends it again */
   char             *unsent_request;
@@ -94,6 +98,7 @@ live_free (Live *live)
   if (live->sandbox != NULL)
     ow_session_sandbox_stop (live->sandbox);
   g_clear_object (&live->agent);
+  g_clear_object (&live->attendant);
   g_clear_object (&live->sandbox);
   g_clear_object (&live->turn);
   g_clear_pointer (&live->pending, json_object_unref);
@@ -504,7 +509,7 @@ build_agent (Live *live, GError **error)
       .bare_model = bare,
       .sandbox = live->sandbox,
       .policy = self->policy,
-      .attendant = self->attendant,
+      .attendant = live->attendant != NULL ? live->attendant : self->attendant,
       .web_search_provider = ow_config_get_string (ow_context_get_config (ctx), "web_search_provider"),
       .max_iterations = (guint) CLAMP (cap, 1, G_MAXUINT),
       .settings = model_config != NULL && ow_model_config_lookup (model_config, model, &settings) ? &settings : NULL,
@@ -1068,6 +1073,39 @@ ow_session_host_set_model (OwSessionHost *self, const char *session_id, const ch
   json_object_set_string_member (data, "model", model);
   json_object_set_string_member (data, "text", text);
   emit_event (live, "model_changed", data);
+  return TRUE;
+}
+
+gboolean
+ow_session_host_set_attendance (OwSessionHost *self, const char *session_id, const char *attendance, GError **error)
+{
+  Live *live = lookup (self, session_id, error);
+  gboolean by_rule;
+
+  if (live == NULL)
+    return FALSE;
+  if (g_strcmp0 (attendance, "attended") != 0 && g_strcmp0 (attendance, "inbox") != 0
+      && g_strcmp0 (attendance, "auto") != 0)
+    {
+      g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID,
+                   "Attendance \"%s\" is not one of attended, inbox or auto.", attendance != NULL ? attendance : "");
+      return FALSE;
+    }
+  if (live->turn != NULL || live->parked)
+    {
+      g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_BUSY,
+                           "Attendance can change between turns only, and not while an ask waits in the inbox.");
+      return FALSE;
+    }
+  by_rule = g_str_equal (attendance, "auto");
+  if (by_rule == (live->attendant != NULL))
+    return TRUE;
+  g_clear_object (&live->attendant);
+  if (by_rule)
+    live->attendant = ow_rule_attendant_new (g_str_equal (ow_session_get_mode (live->session),
+                                                          "dangerously-bypass-approvals"));
+  /* The agent holds its attendant: the next turn builds one with this. */
+  g_clear_object (&live->agent);
   return TRUE;
 }
 
