@@ -19,6 +19,7 @@ G_BEGIN_DECLS
 #define OW_POLICY_ERROR (ow_policy_error_quark ())
 #define OW_SANDBOX_ERROR (ow_sandbox_error_quark ())
 #define OW_SECRET_ERROR (ow_secret_error_quark ())
+#define OW_OAUTH_ERROR (ow_oauth_error_quark ())
 
 /* Transport-level failures of outbound HTTP (engine/net). An HTTP status,
  * even 500, is not an OW_NET_ERROR: the response is returned. */
@@ -105,6 +106,18 @@ typedef enum {
   OW_SECRET_ERROR_FAILED,       /* anything else the store reports */
 } OwSecretError;
 
+/* Signing in to an OAuth-protected resource (engine/net/ow-oauth.h). */
+typedef enum {
+  OW_OAUTH_ERROR_FAILED,            /* anything else */
+  OW_OAUTH_ERROR_DISCOVERY,         /* no usable resource or authorization server metadata */
+  OW_OAUTH_ERROR_UNSUPPORTED,       /* the server lacks what a safe sign-in needs (PKCE S256, a way to register) */
+  OW_OAUTH_ERROR_STATE,             /* a redirect for no sign-in we started */
+  OW_OAUTH_ERROR_ISSUER,            /* the redirect or metadata names another issuer */
+  OW_OAUTH_ERROR_DENIED,            /* the server refused the authorization or the code */
+  OW_OAUTH_ERROR_SIGN_IN_REQUIRED,  /* no credential, or it was revoked: sign in again */
+  OW_OAUTH_ERROR_STEP_UP_LIMIT,     /* the resource keeps asking for more scope */
+} OwOAuthError;
+
 GQuark ow_net_error_quark (void);
 GQuark ow_provider_error_quark (void);
 GQuark ow_store_error_quark (void);
@@ -115,5 +128,6 @@ GQuark ow_run_error_quark (void);
 GQuark ow_policy_error_quark (void);
 GQuark ow_sandbox_error_quark (void);
 GQuark ow_secret_error_quark (void);
+GQuark ow_oauth_error_quark (void);
 
 G_END_DECLS

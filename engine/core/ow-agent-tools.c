@@ -302,8 +302,32 @@ set_todos_cb (GObject *session, JsonArray *todos)
   ow_session_set_todos (OW_SESSION (session), todos);
 }
 
+static void tool_finish (GTask *task, OwToolResult *r, const GError *error);
+
+/* A finished command's result, waiting for the folders' second walk. */
+typedef struct {
+  GTask        *task;    /* owned reference */
+  OwToolResult *result;  /* owned, or NULL */
+  GError       *error;   /* owned, or NULL */
+} ShellAfter;
+
+static void
+on_shell_changes_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  ShellAfter *after = user_data;
+  Run *run = _ow_agent_run_of (after->task);
+
+  run->shell_changed = ow_file_snapshot_changes_finish (result, NULL);
+  tool_finish (after->task, after->result, after->error);
+  g_clear_pointer (&after->result, ow_tool_result_free);
+  g_clear_error (&after->error);
+  g_object_unref (after->task);
+  g_free (after);
+}
+
 /* The current call finished with @r (or @error): its result goes to the
- * history and the run moves on. */
+ * history and the run moves on — after a command, once the folders are
+ * walked again (in a worker thread) to see what it changed. */
 static void
 tool_done (GTask *task, OwToolResult *r, const GError *error)
 {
@@ -313,9 +337,23 @@ tool_done (GTask *task, OwToolResult *r, const GError *error)
   if (run->shell_before != NULL)
     {
       g_auto(GStrv) folders = writable_folders (run->agent);
-      g_autoptr(OwFileSnapshot) after = ow_file_snapshot_take ((const char *const *) folders);
-      run->shell_changed = ow_file_snapshot_changes (run->shell_before, after);
+      ShellAfter *after = g_new0 (ShellAfter, 1);
+
+      after->task = g_object_ref (task);
+      after->result = r != NULL ? ow_tool_result_copy (r) : NULL;
+      after->error = error != NULL ? g_error_copy (error) : NULL;
+      ow_file_snapshot_changes_async (g_steal_pointer (&run->shell_before), (const char *const *) folders, NULL,
+                                      on_shell_changes_cb, after);
+      return;
     }
+  tool_finish (task, r, error);
+}
+
+static void
+tool_finish (GTask *task, OwToolResult *r, const GError *error)
+{
+  Run *run = _ow_agent_run_of (task);
+
   if (r == NULL && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     _ow_agent_complete_error (task, OW_TOOL_STATUS_INTERRUPTED, "interrupted by user", NULL);
   else if (r == NULL)
@@ -483,18 +521,15 @@ on_tool_progress_cb (double progress, double total, const char *message, gpointe
   _ow_agent_emit (run, "tool_progress", data);
 }
 
+static void start_current (GTask *task);
+static void on_shell_before_cb (GObject *source, GAsyncResult *result, gpointer user_data);
+
 void
 _ow_agent_execute_current (GTask *task)
 {
   Run *run = _ow_agent_run_of (task);
   OwAgent *agent = run->agent;
   OwToolCall *call = _ow_agent_current_call (run);
-  OwToolContext ctx = {
-    .session = G_OBJECT (agent->session),
-    .executor = G_OBJECT (agent->executor),
-    .set_todos = set_todos_cb,
-  };
-  JsonObject *data;
   g_autoptr(GError) error = NULL;
 
   /* An approval answered in the inbox may be acted on by a turn resumed
@@ -504,7 +539,6 @@ _ow_agent_execute_current (GTask *task)
       _ow_agent_complete_error (task, OW_TOOL_STATUS_ERROR, error != NULL ? error->message : "tool call not executed", NULL);
       return;
     }
-  data = json_object_new ();
   /* The command guard makes the safety checks true in the kernel, so a
    * check a person approved (or the dangerous mode cleared) must lift it
    * for this call; the next call is guarded again. The audit row's
@@ -512,17 +546,48 @@ _ow_agent_execute_current (GTask *task)
   ow_executor_set_guard_off (agent->executor,
                              run->decision.safety_checks != 0
                              || g_str_equal (ow_session_get_mode (agent->session), "dangerously-bypass-approvals"));
-  json_object_set_string_member (data, "name", call->name);
-  json_object_set_string_member (data, "call_id", call->id);
   /* What the command is about to change, seen from before it runs (the
-   * deliverables list every file the session changed, however made). */
+   * deliverables list every file the session changed, however made). The
+   * walk runs in a worker thread; the call starts once it is done. */
   g_clear_pointer (&run->shell_before, ow_file_snapshot_free);
   g_clear_pointer (&run->shell_changed, g_ptr_array_unref);
   if (g_str_equal (call->name, "run_shell"))
     {
       g_auto(GStrv) folders = writable_folders (agent);
-      run->shell_before = ow_file_snapshot_take ((const char *const *) folders);
+
+      ow_file_snapshot_take_async ((const char *const *) folders, NULL, on_shell_before_cb, g_object_ref (task));
+      return;
     }
+  start_current (task);
+}
+
+static void
+on_shell_before_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *task = user_data;
+
+  _ow_agent_run_of (task)->shell_before = ow_file_snapshot_take_finish (result, NULL);
+  start_current (task);
+  g_object_unref (task);
+}
+
+/* The current call, allowed and begun: tool_started, then its result (a
+ * read started ahead may have it already) or its execution. */
+static void
+start_current (GTask *task)
+{
+  Run *run = _ow_agent_run_of (task);
+  OwAgent *agent = run->agent;
+  OwToolCall *call = _ow_agent_current_call (run);
+  OwToolContext ctx = {
+    .session = G_OBJECT (agent->session),
+    .executor = G_OBJECT (agent->executor),
+    .set_todos = set_todos_cb,
+  };
+  JsonObject *data = json_object_new ();
+
+  json_object_set_string_member (data, "name", call->name);
+  json_object_set_string_member (data, "call_id", call->id);
   _ow_agent_emit (run, "tool_started", data);
   _ow_agent_audit (run, call, "started", NULL, NULL, run->cur_provenance, NULL, NULL);
 

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "ow-error.h"
-#include "ow-json.h"
 #include "ow-secret-env.h"
 #include "tools/ow-web-tools.h"
 
@@ -23,8 +22,27 @@ struct _OwContext
   OwAuditLog   *audit;     /* audit.db (owned) */
   OwHttpClient *http;      /* owned */
   OwSecretStore *secrets;  /* saved keys (owned reference); NULL = none */
+  OwOAuth      *oauth;     /* made on first use (owned); NULL until then */
   char         *project_config;  /* the project's .openworker/config.toml, or NULL (owned) */
+  GMutex        keys_lock;       /* guards keys: lookups may finish on worker threads' behalf */
+  GHashTable   *keys;            /* provider id → CachedKey*: keys read from the secret store */
 };
+
+/* A key read from the store, trusted while no secret was stored or deleted
+ * since the lookup began (ow_secret_store_get_changes()). Only keys found
+ * are kept: a key missing now may be saved by another process (`openworker
+ * keys set`) and is looked for again at the next turn. */
+typedef struct {
+  guint  changes;  /* the store's change count when the lookup began */
+  char  *value;    /* wiped when freed */
+} CachedKey;
+
+static void
+cached_key_free (CachedKey *k)
+{
+  ow_secret_free (k->value);
+  g_free (k);
+}
 
 G_DEFINE_FINAL_TYPE (OwContext, ow_context, G_TYPE_OBJECT)
 
@@ -36,6 +54,7 @@ ow_context_finalize (GObject *object)
 {
   OwContext *self = OW_CONTEXT (object);
 
+  g_clear_object (&self->oauth);
   g_clear_object (&self->http);
   g_clear_object (&self->secrets);
   g_clear_pointer (&self->audit, ow_audit_log_free);
@@ -43,6 +62,8 @@ ow_context_finalize (GObject *object)
   g_clear_pointer (&self->config, ow_config_unref);
   g_clear_pointer (&self->paths, ow_paths_free);
   g_clear_pointer (&self->project_config, g_free);
+  g_clear_pointer (&self->keys, g_hash_table_unref);
+  g_mutex_clear (&self->keys_lock);
   G_OBJECT_CLASS (ow_context_parent_class)->finalize (object);
 }
 
@@ -64,6 +85,8 @@ ow_context_class_init (OwContextClass *klass)
 static void
 ow_context_init (OwContext *self)
 {
+  g_mutex_init (&self->keys_lock);
+  self->keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) cached_key_free);
 }
 
 /* The machine config's extra names for commands' environment. Only the
@@ -86,12 +109,9 @@ ow_context_take_environment_secrets (void)
   for (guint i = 0; i < catalog->len; i++)
     {
       const OwProviderEntry *e = g_ptr_array_index (catalog, i);
-      JsonArray *alt = ow_json_get_array (e->quirks, "key_env_alt");
 
-      if (e->key_env != NULL)
-        g_ptr_array_add (names, e->key_env);
-      for (guint j = 0; alt != NULL && j < json_array_get_length (alt); j++)
-        g_ptr_array_add (names, (gpointer) json_array_get_string_element (alt, j));
+      for (guint j = 0; e->key_vars[j] != NULL; j++)
+        g_ptr_array_add (names, e->key_vars[j]);
     }
   for (const char *const *n = ow_web_search_key_names (); *n != NULL; n++)
     g_ptr_array_add (names, (gpointer) *n);
@@ -182,6 +202,15 @@ ow_context_get_secrets (OwContext *self)
   return self->secrets;
 }
 
+OwOAuth *
+ow_context_get_oauth (OwContext *self)
+{
+  g_return_val_if_fail (OW_IS_CONTEXT (self), NULL);
+  if (self->oauth == NULL && self->secrets != NULL)
+    self->oauth = ow_oauth_new (self->http, self->secrets);
+  return self->oauth;
+}
+
 char *
 ow_context_dup_config_path (OwContext *self)
 {
@@ -243,24 +272,12 @@ ow_context_dup_scratch_dir (OwContext *self)
   return g_strdup (self->paths->scratch_dir);
 }
 
-static gboolean
-env_set (const char *name)
-{
-  return ow_secret_env_get (name) != NULL;
-}
-
 const char *
 ow_context_provider_key_env (OwContext *self, const OwProviderEntry *entry)
 {
-  JsonArray *alt;
+  g_return_val_if_fail (entry != NULL, NULL);
 
-  if (env_set (entry->key_env))
-    return entry->key_env;
-  alt = ow_json_get_array (entry->quirks, "key_env_alt");
-  for (guint i = 0; alt != NULL && i < json_array_get_length (alt); i++)
-    if (env_set (json_array_get_string_element (alt, i)))
-      return json_array_get_string_element (alt, i);
-  return NULL;
+  return ow_provider_entry_find_key_env (entry, NULL);
 }
 
 const char *
@@ -290,43 +307,71 @@ ow_context_dup_default_model (OwContext *self)
   return model_config != NULL ? g_strdup (ow_model_config_default_model (model_config)) : NULL;
 }
 
-OwProvider *
-ow_context_create_provider (OwContext              *self,
-                            const char             *model_id,
-                            char                  **bare_model,
-                            const OwProviderEntry **entry_out,
-                            GError                **error)
-{
-  const OwProviderEntry *entry = NULL;
-  g_autofree char *bare = NULL;
-  g_autoptr(OwSecretText) stored_key = NULL;
-  g_autoptr(GError) local_error = NULL;
-  OwProviderOverrides overrides = { 0 };
-  OwProvider *provider;
+/* ---- Providers and their keys -------------------------------------------------- */
 
-  if (!ow_model_id_split (model_id, &entry, &bare, error))
-    return NULL;
-  {
-    g_autofree char *base_key = g_strdup_printf ("providers.%s.base_url", entry->id);
-    g_autofree char *wire_key = g_strdup_printf ("providers.%s.wire", entry->id);
-    overrides.base_url = ow_config_get_string (self->config, base_key);
-    overrides.wire = ow_config_get_string (self->config, wire_key);
-  }
+/* The cached key of provider @id, if it is still good (a copy, or NULL). */
+static char *
+cached_key_dup (OwContext *self, const char *id)
+{
+  CachedKey *k;
+  char *value = NULL;
+
+  g_mutex_lock (&self->keys_lock);
+  k = g_hash_table_lookup (self->keys, id);
+  if (k != NULL && k->changes == ow_secret_store_get_changes ())
+    value = g_strdup (k->value);
+  else if (k != NULL)
+    g_hash_table_remove (self->keys, id);
+  g_mutex_unlock (&self->keys_lock);
+  return value;
+}
+
+static void
+cached_key_set (OwContext *self, const char *id, const char *value, guint changes)
+{
+  CachedKey *k;
+
+  if (value == NULL)
+    return;
+  k = g_new0 (CachedKey, 1);
+  k->changes = changes;
+  k->value = g_strdup (value);
+  g_mutex_lock (&self->keys_lock);
+  g_hash_table_replace (self->keys, g_strdup (id), k);
+  g_mutex_unlock (&self->keys_lock);
+}
+
+/* Whether @entry's key must come from the store: it takes one, the
+ * environment has none and there is a store to read. */
+static gboolean
+key_from_store (OwContext *self, const OwProviderEntry *entry)
+{
   /* The environment wins over the store: a key exported for one run (or by
    * CI) must not be shadowed by an older saved one. Keyless local providers
    * have no key variable and are never looked up. */
-  if (self->secrets != NULL && entry->key_env != NULL && ow_context_provider_key_env (self, entry) == NULL)
-    {
-      stored_key = ow_secret_store_lookup (self->secrets, OW_SECRET_KIND_PROVIDER, entry->id, NULL, &local_error);
-      if (local_error != NULL)
-        {
-          g_set_error (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_NO_KEY,
-                       "The %s key could not be read from the secret store: %s", entry->title,
-                       local_error->message);
-          return NULL;
-        }
-      overrides.api_key = stored_key;
-    }
+  return self->secrets != NULL && entry->key_env != NULL && ow_context_provider_key_env (self, entry) == NULL;
+}
+
+static void
+set_store_error (GError **error, const OwProviderEntry *entry, const GError *store_error)
+{
+  g_set_error (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_NO_KEY,
+               "The %s key could not be read from the secret store: %s", entry->title, store_error->message);
+}
+
+/* The provider for @entry with @stored_key (NULL: the environment's, or none). */
+static OwProvider *
+build_provider (OwContext *self, const OwProviderEntry *entry, const char *stored_key, GError **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *base_key = g_strdup_printf ("providers.%s.base_url", entry->id);
+  g_autofree char *wire_key = g_strdup_printf ("providers.%s.wire", entry->id);
+  OwProviderOverrides overrides = { 0 };
+  OwProvider *provider;
+
+  overrides.base_url = ow_config_get_string (self->config, base_key);
+  overrides.wire = ow_config_get_string (self->config, wire_key);
+  overrides.api_key = stored_key;
   provider = ow_provider_catalog_create (entry, &overrides, NULL, self->http, &local_error);
   if (provider == NULL)
     {
@@ -338,11 +383,153 @@ ow_context_create_provider (OwContext              *self,
                      entry->key_env != NULL ? entry->key_env : "its key variable", entry->id);
       else
         g_propagate_error (error, g_steal_pointer (&local_error));
-      return NULL;
     }
+  return provider;
+}
+
+OwProvider *
+ow_context_create_provider (OwContext              *self,
+                            const char             *model_id,
+                            char                  **bare_model,
+                            const OwProviderEntry **entry_out,
+                            GError                **error)
+{
+  const OwProviderEntry *entry = NULL;
+  g_autofree char *bare = NULL;
+  g_autoptr(OwSecretText) stored_key = NULL;
+  OwProvider *provider;
+
+  if (!ow_model_id_split (model_id, &entry, &bare, error))
+    return NULL;
+  if (key_from_store (self, entry) && (stored_key = cached_key_dup (self, entry->id)) == NULL)
+    {
+      g_autoptr(GError) local_error = NULL;
+      guint changes = ow_secret_store_get_changes ();
+
+      stored_key = ow_secret_store_lookup (self->secrets, OW_SECRET_KIND_PROVIDER, entry->id, NULL, &local_error);
+      if (local_error != NULL)
+        {
+          set_store_error (error, entry, local_error);
+          return NULL;
+        }
+      cached_key_set (self, entry->id, stored_key, changes);
+    }
+  provider = build_provider (self, entry, stored_key, error);
+  if (provider == NULL)
+    return NULL;
   if (bare_model != NULL)
     *bare_model = g_steal_pointer (&bare);
   if (entry_out != NULL)
     *entry_out = entry;
+  return provider;
+}
+
+/* An asynchronous creation: the entry, and the model as the wire wants it. */
+typedef struct {
+  const OwProviderEntry *entry;
+  char                  *bare;
+  guint                  changes;  /* the store's change count when the lookup began */
+} CreateCall;
+
+static void
+create_call_free (CreateCall *c)
+{
+  g_free (c->bare);
+  g_free (c);
+}
+
+static void
+return_built (GTask *task, const char *stored_key)
+{
+  OwContext *self = g_task_get_source_object (task);
+  CreateCall *c = g_task_get_task_data (task);
+  GError *error = NULL;
+  OwProvider *provider = build_provider (self, c->entry, stored_key, &error);
+
+  if (provider == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, provider, g_object_unref);
+}
+
+static void
+on_key_looked_up_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  OwContext *self = g_task_get_source_object (task);
+  CreateCall *c = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSecretText) key = ow_secret_store_lookup_finish (OW_SECRET_STORE (source), result, &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  if (error != NULL)
+    {
+      GError *reported = NULL;
+
+      set_store_error (&reported, c->entry, error);
+      g_task_return_error (task, reported);
+      return;
+    }
+  cached_key_set (self, c->entry->id, key, c->changes);
+  return_built (task, key);
+}
+
+void
+ow_context_create_provider_async (OwContext           *self,
+                                  const char          *model_id,
+                                  GCancellable        *cancellable,
+                                  GAsyncReadyCallback  callback,
+                                  gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(OwSecretText) stored_key = NULL;
+  GError *error = NULL;
+  CreateCall *c;
+
+  g_return_if_fail (OW_IS_CONTEXT (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, ow_context_create_provider_async);
+  c = g_new0 (CreateCall, 1);
+  g_task_set_task_data (task, c, (GDestroyNotify) create_call_free);
+  if (!ow_model_id_split (model_id, &c->entry, &c->bare, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (!key_from_store (self, c->entry) || (stored_key = cached_key_dup (self, c->entry->id)) != NULL)
+    {
+      return_built (task, stored_key);
+      return;
+    }
+  /* The store may block on D-Bus (a locked keyring can wait on a person):
+   * the lookup runs in a worker thread and the main loop goes on. */
+  c->changes = ow_secret_store_get_changes ();
+  ow_secret_store_lookup_async (self->secrets, OW_SECRET_KIND_PROVIDER, c->entry->id, cancellable,
+                                on_key_looked_up_cb, g_steal_pointer (&task));
+}
+
+OwProvider *
+ow_context_create_provider_finish (OwContext              *self,
+                                   GAsyncResult           *result,
+                                   char                  **bare_model,
+                                   const OwProviderEntry **entry,
+                                   GError                **error)
+{
+  OwProvider *provider;
+  CreateCall *c;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  provider = g_task_propagate_pointer (G_TASK (result), error);
+  c = g_task_get_task_data (G_TASK (result));
+  if (provider != NULL && bare_model != NULL)
+    *bare_model = g_steal_pointer (&c->bare);
+  if (provider != NULL && entry != NULL)
+    *entry = c->entry;
   return provider;
 }

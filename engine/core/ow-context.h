@@ -11,6 +11,7 @@
 #include <gio/gio.h>
 
 #include "net/ow-http-client.h"
+#include "net/ow-oauth.h"
 #include "providers/ow-provider-catalog.h"
 #include "store/ow-audit-log.h"
 #include "store/ow-config.h"
@@ -41,6 +42,12 @@ OwHttpClient *ow_context_get_http       (OwContext *self);
 gboolean      ow_context_is_isolated    (OwContext *self);
 /* The secret store, or NULL when there is none (always NULL when isolated). */
 OwSecretStore *ow_context_get_secrets   (OwContext *self);
+/* The process's one OwOAuth (sign-ins to MCP servers and connectors),
+ * made on first use over the context's HTTP client and secret store, so a
+ * sign-in completed anywhere reaches every session through its
+ * "signed-in" signal. NULL when there is no secret store (always NULL when
+ * isolated): tokens are never kept anywhere else. Transfer none. */
+OwOAuth       *ow_context_get_oauth     (OwContext *self);
 
 /* The machine's config.toml (it need not exist yet). Transfer full. */
 char         *ow_context_dup_config_path (OwContext *self);
@@ -76,15 +83,20 @@ void          ow_context_take_environment_secrets (void);
 
 /* Which environment variable holds @entry's key in this process — its key
  * variable, or an alternative the catalog lists (GOOGLE_API_KEY) — or NULL
- * when none is set. */
+ * when none is set: ow_provider_entry_find_key_env() on this process's
+ * environment. Every surface that says whether a provider is configured
+ * (the server's routes, the CLI, the desktop) asks this. */
 const char   *ow_context_provider_key_env (OwContext *self, const OwProviderEntry *entry);
 
 /* Builds the provider for a full model id, with the key and base URL this
  * machine has for it. The key: the provider's variable in the environment
  * wins; otherwise the one saved in the secret store as
  * (OW_SECRET_KIND_PROVIDER, entry id), unless the context is isolated.
- * Reading the store blocks (D-Bus or disk): call this before the main loop
- * runs, or from a worker thread. A store that fails (a locked keyring) fails
+ * A key read from the store is kept in memory until a secret is stored or
+ * deleted through any OwSecretStore of this process.
+ * Reading the store blocks (D-Bus or disk) unless the key is kept already:
+ * call this before the main loop runs, or from a worker thread; on the main
+ * loop use the _async form. A store that fails (a locked keyring) fails
  * the call with its reason. @bare_model receives the model as the wire
  * wants it. */
 OwProvider   *ow_context_create_provider (OwContext              *self,
@@ -92,5 +104,21 @@ OwProvider   *ow_context_create_provider (OwContext              *self,
                                           char                  **bare_model,
                                           const OwProviderEntry **entry,
                                           GError                **error);
+
+/* The same without blocking: the store is read in a worker thread (a kept
+ * key or one in the environment needs no read); the callback comes on the
+ * caller's thread-default main context. Cancelling @cancellable fails it
+ * with G_IO_ERROR_CANCELLED. The errors are ow_context_create_provider()'s. */
+void          ow_context_create_provider_async  (OwContext           *self,
+                                                 const char          *model_id,
+                                                 GCancellable        *cancellable,
+                                                 GAsyncReadyCallback  callback,
+                                                 gpointer             user_data);
+/* Transfer full; @bare_model (transfer full) and @entry as above. */
+OwProvider   *ow_context_create_provider_finish (OwContext              *self,
+                                                 GAsyncResult           *result,
+                                                 char                  **bare_model,
+                                                 const OwProviderEntry **entry,
+                                                 GError                **error);
 
 G_END_DECLS

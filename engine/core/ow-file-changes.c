@@ -1,5 +1,7 @@
 /* ow-file-changes.c: which files a shell command made or changed (see
  * ow-file-changes.h). */
+#define G_LOG_DOMAIN "ow-file-changes"
+
 #include "core/ow-file-changes.h"
 
 #include <dirent.h>
@@ -140,4 +142,93 @@ ow_file_snapshot_changes (OwFileSnapshot *before, OwFileSnapshot *after)
   if (out->len > OW_FILE_CHANGES_MAX_LISTED)
     g_ptr_array_set_size (out, OW_FILE_CHANGES_MAX_LISTED);
   return out;
+}
+
+/* ---- In a worker thread ------------------------------------------------------ */
+
+typedef struct {
+  GStrv           roots;
+  OwFileSnapshot *before;  /* changes: the snapshot to compare with (owned), else NULL */
+} ScanData;
+
+static void
+scan_data_free (ScanData *d)
+{
+  g_strfreev (d->roots);
+  ow_file_snapshot_free (d->before);
+  g_free (d);
+}
+
+static GTask *
+scan_task_new (gpointer tag, const char *const *roots, OwFileSnapshot *before, GCancellable *cancellable,
+               GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *task = g_task_new (NULL, cancellable, callback, user_data);
+  ScanData *d = g_new0 (ScanData, 1);
+
+  g_task_set_source_tag (task, tag);
+  /* Bounded, and its result is wanted even when the run stops. */
+  g_task_set_check_cancellable (task, FALSE);
+  d->roots = g_strdupv ((char **) roots);
+  d->before = before;
+  g_task_set_task_data (task, d, (GDestroyNotify) scan_data_free);
+  return task;
+}
+
+static void
+take_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  ScanData *d = task_data;
+
+  g_task_return_pointer (task, ow_file_snapshot_take ((const char *const *) d->roots),
+                         (GDestroyNotify) ow_file_snapshot_free);
+}
+
+void
+ow_file_snapshot_take_async (const char *const  *roots,
+                             GCancellable       *cancellable,
+                             GAsyncReadyCallback callback,
+                             gpointer            user_data)
+{
+  g_autoptr(GTask) task = scan_task_new (ow_file_snapshot_take_async, roots, NULL, cancellable, callback,
+                                         user_data);
+
+  g_task_run_in_thread (task, take_thread);
+}
+
+OwFileSnapshot *
+ow_file_snapshot_take_finish (GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+changes_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  ScanData *d = task_data;
+  g_autoptr(OwFileSnapshot) after = ow_file_snapshot_take ((const char *const *) d->roots);
+
+  g_task_return_pointer (task, ow_file_snapshot_changes (d->before, after), (GDestroyNotify) g_ptr_array_unref);
+}
+
+void
+ow_file_snapshot_changes_async (OwFileSnapshot     *before,
+                                const char *const  *roots,
+                                GCancellable       *cancellable,
+                                GAsyncReadyCallback callback,
+                                gpointer            user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (before != NULL);
+  task = scan_task_new (ow_file_snapshot_changes_async, roots, before, cancellable, callback, user_data);
+  g_task_run_in_thread (task, changes_thread);
+}
+
+GPtrArray *
+ow_file_snapshot_changes_finish (GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -17,10 +17,13 @@
  * folders the file tools skip (node_modules, .venv, build, dist, …). A
  * walk that hits a bound is incomplete: files it did not reach are never
  * reported as new (only a file seen both times can be called changed).
+ *
+ * A walk can take its whole time bound on a big folder, so the agent runs
+ * them in a worker thread (the _async forms); the results are the same.
  */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -38,5 +41,28 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (OwFileSnapshot, ow_file_snapshot_free)
 /* The regular files new in @after or changed since @before, as absolute
  * paths, sorted, at most OW_FILE_CHANGES_MAX_LISTED. */
 GPtrArray      *ow_file_snapshot_changes (OwFileSnapshot *before, OwFileSnapshot *after);
+
+/* ow_file_snapshot_take() in a worker thread; the callback comes on the
+ * caller's thread-default main context. The walk is bounded, so it is
+ * not cancelled: @cancellable only fails the result once it is done. */
+void            ow_file_snapshot_take_async  (const char *const  *roots,
+                                              GCancellable       *cancellable,
+                                              GAsyncReadyCallback callback,
+                                              gpointer            user_data);
+/* Transfer full. */
+OwFileSnapshot *ow_file_snapshot_take_finish (GAsyncResult       *result,
+                                              GError            **error);
+
+/* Takes the snapshot of @roots after a command and compares it with
+ * @before (transfer full: the worker thread owns it), in a worker thread:
+ * ow_file_snapshot_changes() of the two. */
+void            ow_file_snapshot_changes_async  (OwFileSnapshot     *before,
+                                                 const char *const  *roots,
+                                                 GCancellable       *cancellable,
+                                                 GAsyncReadyCallback callback,
+                                                 gpointer            user_data);
+/* Transfer full: char*, as ow_file_snapshot_changes(). */
+GPtrArray      *ow_file_snapshot_changes_finish (GAsyncResult       *result,
+                                                 GError            **error);
 
 G_END_DECLS

@@ -447,23 +447,14 @@ ensure_sandbox (Live *live, GError **error)
   return live->sandbox != NULL;
 }
 
-static gboolean
-build_agent (Live *live, GError **error)
+/* The session's model, choosing the default when it has none yet. */
+static const char *
+turn_model (Live *live, GError **error)
 {
   OwSessionHost *self = live->host;
-  OwContext *ctx = self->ctx;
   OwSession *session = live->session;
   const char *model = ow_session_get_model (session);
-  const OwCoworker *coworker = ow_coworker_lookup (ow_session_get_coworker (session));
-  g_autoptr(OwProvider) provider = NULL;
-  g_autoptr(OwModelConfig) model_config = NULL;
-  g_auto(OwModelSettings) settings = { 0 };
-  g_autofree char *bare = NULL;
-  g_autofree char *spill = NULL;
-  gint64 cap = 150, result_max = 10000;
 
-  if (live->agent != NULL)
-    return TRUE;
   if (model == NULL || *model == '\0')
     {
       /* Made before any model was set up: it takes the default chosen since
@@ -482,13 +473,30 @@ build_agent (Live *live, GError **error)
     {
       g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID,
                            "No model is chosen for this session. Add a key in Models & Keys and pick a model.");
-      return FALSE;
+      return NULL;
     }
+  return model;
+}
+
+/* Builds the agent around @provider (made for the session's model; its
+ * key was read off the main loop, see start_turn()). */
+static gboolean
+build_agent (Live *live, OwProvider *provider, const char *bare, GError **error)
+{
+  OwSessionHost *self = live->host;
+  OwContext *ctx = self->ctx;
+  OwSession *session = live->session;
+  const char *model = ow_session_get_model (session);
+  const OwCoworker *coworker = ow_coworker_lookup (ow_session_get_coworker (session));
+  g_autoptr(OwModelConfig) model_config = NULL;
+  g_auto(OwModelSettings) settings = { 0 };
+  g_autofree char *spill = NULL;
+  gint64 cap = 150, result_max = 10000;
+
+  if (live->agent != NULL)
+    return TRUE;
   if (coworker == NULL)
     coworker = ow_coworker_lookup ("cowork");
-  provider = ow_context_create_provider (ctx, model, &bare, NULL, error);
-  if (provider == NULL)
-    return FALSE;
   if (!ensure_sandbox (live, error))
     return FALSE;
 
@@ -524,19 +532,26 @@ build_agent (Live *live, GError **error)
 
 /* auto-approve needs its reviewer; the mode can change between turns. */
 static gboolean
-ensure_reviewer (Live *live, GError **error)
+needs_reviewer (Live *live)
 {
-  OwContext *ctx = live->host->ctx;
+  return g_str_equal (ow_session_get_mode (live->session), "auto-approve")
+         && (live->agent == NULL || ow_agent_get_reviewer (live->agent) == NULL);
+}
 
-  if (!g_str_equal (ow_session_get_mode (live->session), "auto-approve"))
-    return TRUE;
-  if (!ow_session_recipe_add_reviewer (live->agent, ctx, NULL,
-                                       ow_config_get_string (ow_context_get_config (ctx), "reviewer_model"), error))
-    {
-      g_prefix_error (error, "auto-approve needs a reviewer model: ");
-      return FALSE;
-    }
-  return TRUE;
+/* The reviewer's model: config `reviewer_model`, else the session's. */
+static const char *
+reviewer_model (Live *live)
+{
+  const char *configured = ow_config_get_string (ow_context_get_config (live->host->ctx), "reviewer_model");
+
+  return configured != NULL ? configured : ow_session_get_model (live->session);
+}
+
+/* Gives the agent its reviewer, made with @provider. */
+static void
+install_reviewer (Live *live, OwProvider *provider, const char *bare)
+{
+  ow_session_recipe_add_reviewer (live->agent, NULL, provider, bare);
 }
 
 /* ---- Turns ---------------------------------------------------------------- */
@@ -569,7 +584,9 @@ turn_failed (Live *live, const GError *error)
 typedef struct {
   OwSessionHost *host;        /* owned reference */
   char          *session_id;
-  OwProvider    *provider;    /* owned reference */
+  OwProvider    *provider;    /* owned reference, once made */
+  JsonArray     *messages;    /* what the title is asked from (owned) */
+  char          *bare;        /* the model as the wire wants it */
 } TitleCall;
 
 static void
@@ -577,7 +594,9 @@ title_call_free (TitleCall *t)
 {
   g_object_unref (t->host);
   g_free (t->session_id);
-  g_object_unref (t->provider);
+  g_clear_object (&t->provider);
+  g_clear_pointer (&t->messages, json_array_unref);
+  g_free (t->bare);
   g_free (t);
 }
 
@@ -612,6 +631,33 @@ on_title_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   else if (error != NULL)
     g_debug ("No title for session %s: %s", t->session_id, error->message);
   title_call_free (t);
+}
+
+static void
+on_title_provider_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  TitleCall *t = user_data;
+  g_autoptr(GError) error = NULL;
+  OwModelRequest req;
+
+  t->provider = ow_context_create_provider_finish (OW_CONTEXT (source), result, &t->bare, NULL, &error);
+  if (t->provider == NULL)
+    {
+      Live *live = g_hash_table_lookup (t->host->live, t->session_id);
+
+      if (live != NULL)
+        live->titling = FALSE;
+      g_debug ("No title for session %s: %s", t->session_id, error->message);
+      title_call_free (t);
+      return;
+    }
+  ow_model_request_init (&req);
+  req.model = t->bare;
+  req.messages = t->messages;
+  req.stream = FALSE;
+  req.max_output_tokens = OW_SESSION_TITLE_MAX_TOKENS;
+  req.temperature = 0.2;
+  ow_provider_complete_async (t->provider, &req, NULL, NULL, NULL, on_title_cb, t);
 }
 
 /* The first user texts (at most two), each bounded: what the title is
@@ -655,12 +701,8 @@ maybe_title (Live *live)
   const char *off = g_getenv ("OPENWORKER_AUTO_TITLE");
   const char *model = ow_session_get_model (live->session);
   g_autoptr(GPtrArray) rows = NULL;
-  g_autoptr(OwProvider) provider = NULL;
-  g_autoptr(JsonArray) messages = NULL;
   g_auto(GStrv) openers = NULL;
-  g_autofree char *bare = NULL;
   OwSessionListRow *row;
-  OwModelRequest req;
   TitleCall *t;
 
   if ((off != NULL && (g_str_equal (off, "0") || g_ascii_strcasecmp (off, "off") == 0
@@ -674,23 +716,15 @@ maybe_title (Live *live)
   openers = openers_of (live->session);
   if (openers[0] == NULL)
     return;
-  provider = ow_context_create_provider (self->ctx, model, &bare, NULL, NULL);
-  if (provider == NULL)
-    return;
-  messages = ow_session_title_messages ((const char *const *) openers);
-  ow_model_request_init (&req);
-  req.model = bare;
-  req.messages = messages;
-  req.stream = FALSE;
-  req.max_output_tokens = OW_SESSION_TITLE_MAX_TOKENS;
-  req.temperature = 0.2;
   live->title_attempts++;
   live->titling = TRUE;
   t = g_new0 (TitleCall, 1);
   t->host = g_object_ref (self);
   t->session_id = g_strdup (ow_session_get_id (live->session));
-  t->provider = g_object_ref (provider);
-  ow_provider_complete_async (provider, &req, NULL, NULL, NULL, on_title_cb, t);
+  t->messages = ow_session_title_messages ((const char *const *) openers);
+  /* The key may be in the keyring: read off the main loop (usually kept
+   * from the turn just made). */
+  ow_context_create_provider_async (self->ctx, model, NULL, on_title_provider_cb, t);
 }
 
 static void
@@ -717,13 +751,6 @@ on_turn_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 run_turn (Live *live)
 {
-  g_autoptr(GError) error = NULL;
-
-  if (!ensure_reviewer (live, &error))
-    {
-      turn_failed (live, error);
-      return;
-    }
   g_object_set_data (G_OBJECT (live->agent), "ow-host", live->host);
   ow_agent_run_message_async (live->agent, live->pending, live->request, live->turn, on_turn_done_cb,
                               g_strdup (ow_session_get_id (live->session)));
@@ -755,43 +782,105 @@ on_sandbox_started_cb (GObject *source, GAsyncResult *result, gpointer user_data
   run_turn (live);
 }
 
-static gboolean
-start_turn (Live *live, JsonObject *user, const char *request, GError **error)
+/* ---- Starting a turn: providers first, off the main loop ---------------------
+ *
+ * A turn needs the model's provider (for a new agent) and, in auto-approve,
+ * the reviewer's. Their keys may be in the keyring, which can block on
+ * D-Bus for as long as a locked keyring waits on a person, so they are made
+ * with ow_context_create_provider_async(); the turn goes on in
+ * begin_turn() once both are there, and the main loop keeps serving the
+ * other sessions and surfaces meanwhile.
+ */
+
+typedef struct {
+  OwSessionHost *host;             /* owned reference */
+  char          *session_id;
+  GCancellable  *turn;             /* owned reference: the turn this is for */
+  OwProvider    *provider;         /* the model's, or NULL when the agent exists already */
+  char          *bare;
+  gboolean       want_reviewer;
+  OwProvider    *reviewer;         /* the reviewer's, or NULL */
+  char          *reviewer_bare;
+  GError        *reviewer_error;   /* why there is no reviewer */
+} TurnSetup;
+
+static void
+turn_setup_free (TurnSetup *t)
+{
+  g_object_unref (t->host);
+  g_free (t->session_id);
+  g_object_unref (t->turn);
+  g_clear_object (&t->provider);
+  g_free (t->bare);
+  g_clear_object (&t->reviewer);
+  g_free (t->reviewer_bare);
+  g_clear_error (&t->reviewer_error);
+  g_free (t);
+}
+
+/* The Live @t is still for: not unloaded, and the same turn. */
+static Live *
+turn_setup_live (TurnSetup *t)
+{
+  Live *live = g_hash_table_lookup (t->host->live, t->session_id);
+
+  return live != NULL && live->turn == t->turn ? live : NULL;
+}
+
+/* A turn that ends before it began: its message never reached the
+ * history, so it is kept for Retry; the surfaces see a turn start. */
+static void
+keep_unsent (Live *live)
+{
+  JsonObject *data = json_object_new ();
+
+  if (live->pending != NULL)
+    {
+      /* Referenced before the old one goes: Retry passes that one. */
+      JsonObject *keep = json_object_ref (live->pending);
+      char *keep_request = g_strdup (live->request);
+
+      g_clear_pointer (&live->unsent, json_object_unref);
+      g_free (live->unsent_request);
+      live->unsent = keep;
+      live->unsent_request = keep_request;
+    }
+  json_object_set_string_member (data, "input", live->request != NULL ? live->request : "");
+  emit_event (live, "turn_start", data);
+}
+
+/* The turn could not start: said on the session, where every surface sees
+ * it, and the message kept for Retry. */
+static void
+turn_refused (Live *live, const GError *error)
+{
+  keep_unsent (live);
+  turn_failed (live, error);
+}
+
+static void
+begin_turn (Live *live, TurnSetup *t)
 {
   g_autoptr(GError) local = NULL;
 
-  if (live->turn != NULL)
+  if (!build_agent (live, t->provider, t->bare, &local))
     {
-      g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_BUSY,
-                           "This session is already running a turn. Wait for it to finish or stop it.");
-      return FALSE;
+      turn_refused (live, local);
+      return;
     }
-  live->turn = g_cancellable_new ();
-  live->pending = user != NULL ? json_object_ref (user) : NULL;
-  live->request = g_strdup (request);
-  if (!build_agent (live, &local))
+  if (t->want_reviewer && ow_agent_get_reviewer (live->agent) == NULL)
     {
-      /* Reported on the session, where every surface sees it. */
-      JsonObject *data = json_object_new ();
-
-      /* Kept for Retry: the message never reached the history. */
-      if (user != NULL)
+      if (t->reviewer == NULL)
         {
-          /* Referenced before the old one goes: Retry passes that one. */
-          JsonObject *keep = json_object_ref (user);
-          char *keep_request = g_strdup (request);
+          g_autoptr(GError) why = g_error_copy (t->reviewer_error);
 
-          g_clear_pointer (&live->unsent, json_object_unref);
-          g_free (live->unsent_request);
-          live->unsent = keep;
-          live->unsent_request = keep_request;
+          g_prefix_error (&why, "auto-approve needs a reviewer model: ");
+          turn_refused (live, why);
+          return;
         }
-      json_object_set_string_member (data, "input", request != NULL ? request : "");
-      emit_event (live, "turn_start", data);
-      turn_failed (live, local);
-      return TRUE;
+      install_reviewer (live, t->reviewer, t->reviewer_bare);
     }
-  if (user != NULL)
+  if (live->pending != NULL)
     {
       /* live->pending holds the message now. */
       g_clear_pointer (&live->unsent, json_object_unref);
@@ -802,10 +891,120 @@ start_turn (Live *live, JsonObject *user, const char *request, GError **error)
       g_object_set_data (G_OBJECT (live->sandbox), "ow-host", live->host);
       ow_session_sandbox_start_async (live->sandbox, NULL, on_sandbox_started_cb,
                                       g_strdup (ow_session_get_id (live->session)));
-      return TRUE;
+      return;
     }
   live->sandbox_up = TRUE;
   run_turn (live);
+}
+
+/* Stopped while a key was being read: the turn ends before it began, and
+ * a message that never reached the history stays for Retry. */
+static void
+turn_stopped_early (Live *live)
+{
+  JsonObject *stopped = json_object_new ();
+
+  keep_unsent (live);
+  json_object_set_int_member (stopped, "iterations", 0);
+  emit_event (live, "interrupted", stopped);
+  turn_over (live);
+}
+
+static void
+on_reviewer_provider_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  TurnSetup *t = user_data;
+  Live *live;
+
+  t->reviewer = ow_context_create_provider_finish (OW_CONTEXT (source), result, &t->reviewer_bare, NULL,
+                                                   &t->reviewer_error);
+  live = turn_setup_live (t);
+  if (live != NULL && g_error_matches (t->reviewer_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    turn_stopped_early (live);
+  else if (live != NULL)
+    begin_turn (live, t);
+  turn_setup_free (t);
+}
+
+static void
+setup_reviewer (TurnSetup *t)
+{
+  Live *live = turn_setup_live (t);
+
+  if (live == NULL)
+    {
+      turn_setup_free (t);
+      return;
+    }
+  if (!t->want_reviewer)
+    {
+      begin_turn (live, t);
+      turn_setup_free (t);
+      return;
+    }
+  ow_context_create_provider_async (t->host->ctx, reviewer_model (live), t->turn, on_reviewer_provider_cb, t);
+}
+
+static void
+on_turn_provider_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  TurnSetup *t = user_data;
+  g_autoptr(GError) error = NULL;
+  Live *live;
+
+  t->provider = ow_context_create_provider_finish (OW_CONTEXT (source), result, &t->bare, NULL, &error);
+  live = turn_setup_live (t);
+  if (live == NULL)
+    turn_setup_free (t);
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      turn_stopped_early (live);
+      turn_setup_free (t);
+    }
+  else if (t->provider == NULL)
+    {
+      turn_refused (live, error);
+      turn_setup_free (t);
+    }
+  else
+    setup_reviewer (t);
+}
+
+static gboolean
+start_turn (Live *live, JsonObject *user, const char *request, GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  TurnSetup *t;
+
+  if (live->turn != NULL)
+    {
+      g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_BUSY,
+                           "This session is already running a turn. Wait for it to finish or stop it.");
+      return FALSE;
+    }
+  live->turn = g_cancellable_new ();
+  live->pending = user != NULL ? json_object_ref (user) : NULL;
+  live->request = g_strdup (request);
+
+  t = g_new0 (TurnSetup, 1);
+  t->host = g_object_ref (live->host);
+  t->session_id = g_strdup (ow_session_get_id (live->session));
+  t->turn = g_object_ref (live->turn);
+  t->want_reviewer = needs_reviewer (live);
+  if (live->agent == NULL)
+    {
+      const char *model = turn_model (live, &local);
+
+      if (model == NULL)
+        {
+          turn_setup_free (t);
+          turn_refused (live, local);
+          return TRUE;
+        }
+      ow_context_create_provider_async (live->host->ctx, model, live->turn, on_turn_provider_cb, t);
+      return TRUE;
+    }
+  setup_reviewer (t);
   return TRUE;
 }
 

@@ -141,29 +141,22 @@ ow_session_recipe_build (const OwSessionRecipe *recipe, GError **error)
   return g_steal_pointer (&agent);
 }
 
-gboolean
+void
 ow_session_recipe_add_reviewer (OwAgent          *agent,
-                                OwContext        *context,
                                 const OwCoworker *coworker,
-                                const char       *reviewer_model,
-                                GError          **error)
+                                OwProvider       *provider,
+                                const char       *bare_model)
 {
   OwSession *session = ow_agent_get_session (agent);
-  g_autoptr(OwProvider) provider = NULL;
   g_autoptr(OwReviewer) reviewer = NULL;
-  g_autofree char *bare = NULL;
 
-  if (ow_agent_get_reviewer (agent) != NULL)
-    return TRUE;
+  g_return_if_fail (OW_IS_AGENT (agent));
+  g_return_if_fail (OW_IS_PROVIDER (provider));
+
   if (coworker == NULL)
     coworker = ow_coworker_lookup (ow_session_get_coworker (session));
   if (coworker == NULL)
     coworker = ow_coworker_lookup ("cowork");
-  provider = ow_context_create_provider (context, reviewer_model != NULL ? reviewer_model : ow_session_get_model (session),
-                                         &bare, NULL, error);
-  if (provider == NULL)
-    return FALSE;
-  reviewer = ow_reviewer_new (provider, bare, 0);
+  reviewer = ow_reviewer_new (provider, bare_model, 0);
   ow_agent_set_reviewer (agent, reviewer, coworker->title, coworker->prompt, coworker->approval_guidance);
-  return TRUE;
 }

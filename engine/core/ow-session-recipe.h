@@ -53,14 +53,14 @@ typedef struct {
 OwAgent  *ow_session_recipe_build        (const OwSessionRecipe *recipe,
                                           GError               **error);
 
-/* Gives @agent its reviewer for auto-approve: @reviewer_model, else the
- * session's own model, judging with @coworker's role and approval
- * guidance. Does nothing when it has one. */
-gboolean  ow_session_recipe_add_reviewer (OwAgent          *agent,
-                                          OwContext        *context,
+/* Gives @agent its reviewer for auto-approve, judging with @provider
+ * (made for config reviewer_model, else the session's model; its key is
+ * read by the caller, off the main loop where it can be) and @coworker's
+ * role and approval guidance (NULL: the session's coworker). */
+void      ow_session_recipe_add_reviewer (OwAgent          *agent,
                                           const OwCoworker *coworker,
-                                          const char       *reviewer_model,
-                                          GError          **error);
+                                          OwProvider       *provider,
+                                          const char       *bare_model);
 
 /* Whether web tools and site cards follow @sandbox's allow list: only a
  * sandbox with one (not direct, network profile "allowlist") has one. */

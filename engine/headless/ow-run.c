@@ -1038,8 +1038,12 @@ run (Run *r)
       /* The reviewer: reviewer_model from config, else the run's own model. */
       const char *reviewer_model = r->isolated ? NULL : ow_config_get_string (ow_context_get_config (ctx), "reviewer_model");
 
-      if (!ow_session_recipe_add_reviewer (agent, ctx, coworker, reviewer_model, &error))
+      g_autofree char *reviewer_bare = NULL;
+      g_autoptr(OwProvider) reviewer_provider = ow_context_create_provider (ctx, reviewer_model != NULL ? reviewer_model : model,
+                                                                           &reviewer_bare, NULL, &error);
+      if (reviewer_provider == NULL)
         return usage_error ("the reviewer model cannot be used: %s", error->message);
+      ow_session_recipe_add_reviewer (agent, coworker, reviewer_provider, reviewer_bare);
     }
   r->context_size = settings.context_size;
   r->compaction_trigger = ow_agent_get_compaction_trigger (agent);

@@ -237,6 +237,7 @@ struct _OwRuleCallCache
   OwShellParse *parse;      /* the command, or NULL */
   gboolean      plain;      /* one plain command */
   GPtrArray    *programs;   /* char*: basenames of every program the command line may run (deny) */
+  gboolean      unreadable; /* with programs: some inner command line cannot be read (deny) */
   GPtrArray    *paths;      /* char*: canonical paths the call touches, or NULL until computed */
 };
 
@@ -408,23 +409,17 @@ command_deny_match (const OwRule *rule, OwShellCommand *cmd, int depth)
   program = ow_shell_command_program (cmd, &start);
   if (program != NULL && start > 0 && words_match_from (rule, cmd->argv, start - 1))
     return TRUE;
-  if (program != NULL && depth < 4)
-    {
-      /* sh -c 'STRING', bash -c …, eval STRING…: read the string too. */
-      if ((g_str_equal (program, "sh") || g_str_equal (program, "bash") || g_str_equal (program, "zsh")
-           || g_str_equal (program, "dash") || g_str_equal (program, "ksh")))
-        {
-          for (guint i = start; cmd->argv[i] != NULL; i++)
-            if (g_str_has_prefix (cmd->argv[i], "-") && strchr (cmd->argv[i], 'c') != NULL && cmd->argv[i + 1] != NULL)
-              return argv_deny_match (rule, cmd->argv[i + 1], depth + 1);
-        }
-      if (g_str_equal (program, "eval"))
-        {
-          g_autofree char *joined = g_strjoinv (" ", cmd->argv + start);
-          return argv_deny_match (rule, joined, depth + 1);
-        }
-    }
-  return FALSE;
+  {
+    /* sh -c 'STRING', bash -c …, eval STRING…: read the string too; one
+     * nested too deep to read is refused, not waved through. */
+    g_autofree char *inner = ow_shell_inner_command (cmd, NULL);
+
+    if (inner == NULL)
+      return FALSE;
+    if (depth >= OW_SHELL_MAX_NESTING)
+      return TRUE;
+    return argv_deny_match (rule, inner, depth + 1);
+  }
 }
 
 static gboolean
@@ -472,37 +467,40 @@ ow_rule_matches_deny (const OwRule *rule, const OwRuleCall *call)
 }
 
 /* Basenames of every program @parse may run (behind wrappers, inside sh -c
- * strings), for looking up deny rules by program. */
+ * strings), for looking up deny rules by program. Sets *@unreadable when
+ * an inner command line cannot be read or is nested too deep: then every
+ * shell deny rule is a candidate. */
 static void
-collect_programs (OwShellParse *parse, GPtrArray *out, int depth)
+collect_programs (OwShellParse *parse, GPtrArray *out, int depth, gboolean *unreadable)
 {
   if (parse->features & OW_SHELL_PARSE_ERROR)
-    return;
+    {
+      *unreadable = TRUE;
+      return;
+    }
   for (guint i = 0; i < parse->commands->len; i++)
     {
       OwShellCommand *cmd = g_ptr_array_index (parse->commands, i);
-      guint start = 0;
+      g_autofree char *inner = NULL;
       const char *program;
 
       if (cmd->argv == NULL || cmd->argv[0] == NULL)
         continue;
       g_ptr_array_add (out, g_path_get_basename (cmd->argv[0]));
-      program = ow_shell_command_program (cmd, &start);
+      program = ow_shell_command_program (cmd, NULL);
       if (program == NULL)
         continue;
       g_ptr_array_add (out, g_path_get_basename (program));
-      if (depth >= 4)
+      inner = ow_shell_inner_command (cmd, NULL);
+      if (inner == NULL)
         continue;
-      for (guint k = start; cmd->argv[k] != NULL; k++)
+      if (depth >= OW_SHELL_MAX_NESTING)
+        *unreadable = TRUE;
+      else
         {
-          /* The strings a shell or eval would run: read them too. */
-          if ((g_str_has_prefix (cmd->argv[k], "-") && strchr (cmd->argv[k], 'c') != NULL && cmd->argv[k + 1] != NULL)
-              || g_str_equal (program, "eval"))
-            {
-              g_autoptr(OwShellParse) inner = ow_shell_parse (g_str_equal (program, "eval") ? cmd->argv[k]
-                                                                                              : cmd->argv[k + 1]);
-              collect_programs (inner, out, depth + 1);
-            }
+          g_autoptr(OwShellParse) nested = ow_shell_parse (inner);
+
+          collect_programs (nested, out, depth + 1, unreadable);
         }
     }
 }
@@ -748,7 +746,12 @@ ow_rule_set_match (OwRuleSet *set, const OwRuleCall *call, const char **rule_tex
                                                 ((OwShellCommand *) g_ptr_array_index (parse->commands, 0))->argv[0], -1),
                                call, rule_text);
         }
-      if (parse->features & OW_SHELL_PARSE_ERROR)
+      if (cache->programs == NULL)
+        {
+          cache->programs = g_ptr_array_new_with_free_func (g_free);
+          collect_programs (parse, cache->programs, 0, &cache->unreadable);
+        }
+      if (cache->unreadable)
         {
           /* Unreadable: every shell deny rule is a candidate. */
           GHashTableIter iter;
@@ -758,11 +761,6 @@ ow_rule_set_match (OwRuleSet *set, const OwRuleCall *call, const char **rule_tex
             if (g_str_has_prefix (k, "argv\x1f") && (tag = check_bucket (set, k, call, rule_text)) != NULL)
               return tag;
           return NULL;
-        }
-      if (cache->programs == NULL)
-        {
-          cache->programs = g_ptr_array_new_with_free_func (g_free);
-          collect_programs (parse, cache->programs, 0);
         }
       for (guint i = 0; i < cache->programs->len; i++)
         {

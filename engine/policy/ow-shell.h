@@ -81,6 +81,48 @@ gboolean ow_shell_argv_has_prefix (const char *const *argv, const char *const *p
  * *@args_start to the index of its first argument. */
 const char *ow_shell_command_program (const OwShellCommand *cmd, guint *args_start);
 
+/* ---- command lines inside command lines ----
+ *
+ * `sh -c STRING`, `bash -c …` and `eval WORDS…` run a command line of
+ * their own, and so do `su -c`, `flock -c`, `watch`, `env -S` and
+ * `find -exec`. The deny rules and hard floors descend into them through
+ * ow_shell_inner_command(), and the safety checks read sh -c and eval
+ * strings through the same functions, so they know the same shells and
+ * stop at the same depth. */
+
+/* How many command lines inside command lines are read. A command line
+ * nested deeper is not read: every reader treats it as too deep (a deny
+ * rule or floor refuses it, every safety check applies), never as
+ * harmless. */
+#define OW_SHELL_MAX_NESTING 8
+
+/* TRUE when @program (a basename) is a shell that runs `-c STRING`. */
+gboolean ow_shell_is_shell (const char *program);
+
+typedef enum {
+  OW_SHELL_RUNS_STRING,   /* -c (alone or in a cluster, -ec): argv[at] is a command line */
+  OW_SHELL_RUNS_SCRIPT,   /* argv[at] is a script file */
+  OW_SHELL_RUNS_STDIN,    /* -s, `-`, or no operand: the program comes from stdin */
+} OwShellRuns;
+
+/* How a shell whose options start at argv[@start] (as from
+ * ow_shell_command_program) is told what to run, reading its options as
+ * bash does. With -c and nothing after it, argv[*at] is NULL. A word
+ * before the -c whose value is only known when it runs (`sh $opts -c …`)
+ * may be an option, nothing at all, or a script: the -c after it is
+ * still found, and *@dynamic_at names that word (G_MAXUINT when there is
+ * none) so a reader can judge it as a script too. */
+OwShellRuns ow_shell_shell_runs (const OwShellCommand *cmd, guint start, guint *at, guint *dynamic_at);
+
+/* The command line @cmd hands to a shell to run, behind any wrapper: the
+ * STRING of `sh -c STRING` (any shell ow_shell_is_shell() knows), eval's
+ * words joined by spaces, the -c / --command of su, runuser, script and
+ * flock, env -S's string, watch's command, the command words of flock
+ * FILE CMD… and of find -exec … ; (quoted, clauses joined by ;). NULL
+ * when it runs none. *@at (may be NULL): the index in argv of the word
+ * that holds it (of its first word when it is made of several). */
+char *ow_shell_inner_command (const OwShellCommand *cmd, guint *at);
+
 /* Splits @text like the shell would split a plain command (quotes removed);
  * NULL when it is not a plain command. Used to read rule patterns. */
 GStrv    ow_shell_split_plain     (const char *text);

@@ -125,173 +125,156 @@ source_block (const char *type,
   return block;
 }
 
-static void
-convert_user_parts (JsonArray  *blocks,
-                    JsonObject *message)
+static JsonObject *
+ephemeral (void)
 {
-  JsonNode *content = json_object_get_member (message, "content");
-  JsonArray *parts;
+  JsonObject *cache = json_object_new ();
 
-  if (content == NULL || !JSON_NODE_HOLDS_ARRAY (content))
+  json_object_set_string_member (cache, "type", "ephemeral");
+  return cache;
+}
+
+/* What the visitor builds: messages of alternating roles, and the system
+ * block. */
+typedef struct {
+  OwHistoryFold  fold;  /* first: the fold callbacks get the builder */
+  JsonObject    *body;  /* the request body, for the system block */
+} Builder;
+
+static void
+on_system_prompt (const char *text,
+                  gpointer    user_data)
+{
+  Builder *b = user_data;
+  JsonArray *blocks = json_array_new ();
+  JsonObject *block = text_block (text);
+
+  json_object_set_object_member (block, "cache_control", ephemeral ());
+  json_array_add_object_element (blocks, block);
+  json_object_set_array_member (b->body, "system", blocks);
+}
+
+static void
+add_file (JsonArray           *blocks,
+          const OwHistoryPart *part)
+{
+  if (part->data == NULL)
+    return;
+  if (g_str_equal (part->mime, "application/pdf"))
+    json_array_add_object_element (blocks, source_block ("document", "base64", part->mime, "data",
+                                                         part->data));
+  else if (g_str_has_prefix (part->mime, "text/"))
     {
-      g_autofree char *text = ow_history_content_text (message);
-      /* Empty text blocks are rejected. */
-      if (text[0] != '\0')
-        json_array_add_object_element (blocks, text_block (text));
-      return;
+      gsize len = 0;
+      g_autofree guchar *raw = g_base64_decode (part->data, &len);
+      g_autofree char *text = g_utf8_make_valid ((const char *) raw, (gssize) len);
+      json_array_add_object_element (blocks, source_block ("document", "text", "text/plain",
+                                                           "data", text));
     }
-
-  parts = json_node_get_array (content);
-  for (guint i = 0; i < json_array_get_length (parts); i++)
+  else
     {
-      JsonNode *node = json_array_get_element (parts, i);
-      JsonObject *part;
-      const char *type;
-
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      part = json_node_get_object (node);
-      type = ow_json_get_string (part, "type");
-
-      if (g_strcmp0 (type, "image_url") == 0)
-        {
-          JsonObject *image = ow_json_get_object (part, "image_url");
-          const char *url = image != NULL ? ow_json_get_string (image, "url") : NULL;
-          g_autofree char *mime = NULL;
-          g_autofree char *data = NULL;
-
-          if (ow_data_url_parse (url, &mime, &data))
-            json_array_add_object_element (blocks,
-                                           source_block ("image", "base64", mime, "data", data));
-          else if (url != NULL)
-            json_array_add_object_element (blocks, source_block ("image", "url", NULL, "url", url));
-        }
-      else if (g_strcmp0 (type, "file") == 0)
-        {
-          JsonObject *file = ow_json_get_object (part, "file");
-          const char *name = ow_json_get_string (file, "filename");
-          g_autofree char *mime = NULL;
-          g_autofree char *data = NULL;
-
-          if (!ow_data_url_parse (ow_json_get_string (file, "file_data"), &mime, &data))
-            continue;
-          if (g_str_equal (mime, "application/pdf"))
-            json_array_add_object_element (blocks,
-                                           source_block ("document", "base64", mime, "data", data));
-          else if (g_str_has_prefix (mime, "text/"))
-            {
-              gsize len = 0;
-              g_autofree guchar *raw = g_base64_decode (data, &len);
-              g_autofree char *text = g_utf8_make_valid ((const char *) raw, (gssize) len);
-              json_array_add_object_element (blocks, source_block ("document", "text", "text/plain",
-                                                                   "data", text));
-            }
-          else
-            {
-              g_autofree char *note = g_strdup_printf ("[attached file %s (%s) cannot be shown to "
-                                                       "this model]", name != NULL ? name : "",
-                                                       mime);
-              json_array_add_object_element (blocks, text_block (note));
-            }
-        }
-      else
-        {
-          const char *text = ow_json_get_string (part, "text");
-          if (text != NULL && text[0] != '\0')
-            json_array_add_object_element (blocks, text_block (text));
-        }
+      g_autofree char *note = g_strdup_printf ("[attached file %s (%s) cannot be shown to "
+                                               "this model]",
+                                               part->filename != NULL ? part->filename : "",
+                                               part->mime);
+      json_array_add_object_element (blocks, text_block (note));
     }
 }
 
 static void
-convert_assistant (JsonArray  *blocks,
-                   JsonObject *message)
+on_user_part (const OwHistoryMessage *msg,
+              const OwHistoryPart    *part,
+              gpointer                user_data)
 {
-  JsonObject *sidecar = ow_history_sidecar (message, "_anthropic");
-  JsonArray *kept = ow_json_get_array (sidecar, "blocks");
-  JsonArray *calls = ow_json_get_array (message, "tool_calls");
-  g_autofree char *text = ow_history_content_text (message);
+  Builder *b = user_data;
+
+  switch (part->kind)
+    {
+    case OW_HISTORY_PART_TEXT:
+      /* Empty text blocks are rejected. */
+      if (part->text[0] != '\0')
+        json_array_add_object_element (b->fold.items, text_block (part->text));
+      break;
+    case OW_HISTORY_PART_IMAGE:
+      if (part->data != NULL)
+        json_array_add_object_element (b->fold.items, source_block ("image", "base64", part->mime,
+                                                                "data", part->data));
+      else if (part->url != NULL)
+        json_array_add_object_element (b->fold.items, source_block ("image", "url", NULL, "url",
+                                                                part->url));
+      break;
+    case OW_HISTORY_PART_FILE:
+      add_file (b->fold.items, part);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static void
+on_reasoning (const OwHistoryMessage *msg,
+              const char             *reasoning,
+              gpointer                user_data)
+{
+  static const char *const thinking[] = { "thinking", "redacted_thinking", NULL };
+  Builder *b = user_data;
 
   /* Thinking first and untouched: the signature covers it exactly. */
-  for (guint i = 0; kept != NULL && i < json_array_get_length (kept); i++)
-    {
-      JsonNode *node = json_array_get_element (kept, i);
-      const char *type;
+  ow_history_replay_sidecar (b->fold.items, msg->message, "_anthropic", "blocks", thinking);
+}
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      type = ow_json_get_string (json_node_get_object (node), "type");
-      if (g_strcmp0 (type, "thinking") == 0 || g_strcmp0 (type, "redacted_thinking") == 0)
-        json_array_add_element (blocks, ow_json_deep_copy (node));
-    }
+static void
+on_assistant_text (const OwHistoryMessage *msg,
+                   const char             *text,
+                   gpointer                user_data)
+{
+  Builder *b = user_data;
 
   if (text[0] != '\0')
-    json_array_add_object_element (blocks, text_block (text));
-
-  for (guint i = 0; calls != NULL && i < json_array_get_length (calls); i++)
-    {
-      JsonNode *node = json_array_get_element (calls, i);
-      JsonObject *call;
-      JsonObject *function;
-      JsonObject *block;
-      JsonNode *args;
-
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      call = json_node_get_object (node);
-      function = ow_json_get_object (call, "function");
-      args = function != NULL ? json_object_get_member (function, "arguments") : NULL;
-      block = json_object_new ();
-      json_object_set_string_member (block, "type", "tool_use");
-      json_object_set_string_member (block, "id", ow_json_get_string (call, "id") != NULL
-                                                  ? ow_json_get_string (call, "id") : "");
-      json_object_set_string_member (block, "name", ow_json_get_string (function, "name") != NULL
-                                                    ? ow_json_get_string (function, "name") : "");
-      if (args != NULL && JSON_NODE_HOLDS_OBJECT (args))
-        json_object_set_member (block, "input", ow_json_deep_copy (args));
-      else
-        json_object_set_member (block, "input",
-                                ow_arguments_to_object (args != NULL && JSON_NODE_HOLDS_VALUE (args)
-                                                        ? json_node_get_string (args) : NULL));
-      json_array_add_object_element (blocks, block);
-    }
+    json_array_add_object_element (b->fold.items, text_block (text));
 }
 
-/* Appends @blocks as a @role message, folding into the previous message
- * when it has the same role (the API wants strict alternation). */
 static void
-append_message (JsonArray  *out,
-                const char *role,
-                JsonArray  *blocks)
+on_tool_call (const OwHistoryMessage  *msg,
+              const OwHistoryToolCall *call,
+              gpointer                 user_data)
 {
-  guint n = json_array_get_length (out);
+  Builder *b = user_data;
+  JsonObject *block = json_object_new ();
 
-  if (json_array_get_length (blocks) == 0)
-    {
-      json_array_unref (blocks);
-      return;
-    }
-  if (n > 0)
-    {
-      JsonObject *last = json_array_get_object_element (out, n - 1);
-      if (g_strcmp0 (ow_json_get_string (last, "role"), role) == 0)
-        {
-          JsonArray *content = ow_json_get_array (last, "content");
-          for (guint i = 0; i < json_array_get_length (blocks); i++)
-            json_array_add_element (content,
-                                    ow_json_deep_copy (json_array_get_element (blocks, i)));
-          json_array_unref (blocks);
-          return;
-        }
-    }
-
-  {
-    JsonObject *message = json_object_new ();
-    json_object_set_string_member (message, "role", role);
-    json_object_set_array_member (message, "content", blocks);
-    json_array_add_object_element (out, message);
-  }
+  json_object_set_string_member (block, "type", "tool_use");
+  json_object_set_string_member (block, "id", call->id != NULL ? call->id : "");
+  json_object_set_string_member (block, "name", call->name);
+  json_object_set_member (block, "input", ow_history_call_arguments (call));
+  json_array_add_object_element (b->fold.items, block);
 }
+
+static void
+on_tool_result (const OwHistoryMessage    *msg,
+                const OwHistoryToolResult *result,
+                gpointer                   user_data)
+{
+  Builder *b = user_data;
+  JsonObject *block = json_object_new ();
+
+  json_object_set_string_member (block, "type", "tool_result");
+  json_object_set_string_member (block, "tool_use_id",
+                                 result->call_id != NULL ? result->call_id : "");
+  json_object_set_string_member (block, "content", result->text);
+  json_array_add_object_element (b->fold.items, block);
+}
+
+static const OwHistoryVisitor anthropic_visitor = {
+  .system_prompt = on_system_prompt,
+  .message = ow_history_fold_begin,
+  .message_end = ow_history_fold_end,
+  .user_part = on_user_part,
+  .reasoning = on_reasoning,
+  .assistant_text = on_assistant_text,
+  .tool_call = on_tool_call,
+  .tool_result = on_tool_result,
+  .system_as_user = TRUE,
+};
 
 /* In a user message, tool results must come before any text. */
 static void
@@ -317,60 +300,17 @@ tool_results_first (JsonObject *message)
   json_object_set_array_member (message, "content", sorted);
 }
 
+/* The wire messages, and the system block on @body. */
 static JsonArray *
-convert_messages (JsonArray *messages,
-                  guint      first)
+convert_messages (JsonObject *body,
+                  JsonArray  *messages)
 {
-  JsonArray *out = json_array_new ();
+  Builder b = { .fold = { json_array_new (), "content", "assistant", NULL }, .body = body };
+  JsonArray *out;
   guint n;
 
-  for (guint i = first; messages != NULL && i < json_array_get_length (messages); i++)
-    {
-      JsonNode *node = json_array_get_element (messages, i);
-      JsonObject *message;
-      JsonArray *blocks;
-      const char *role;
-
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      message = json_node_get_object (node);
-      if (!ow_history_is_outbound (message))
-        continue;
-      role = ow_json_get_string (message, "role");
-      blocks = json_array_new ();
-
-      if (g_strcmp0 (role, "assistant") == 0)
-        {
-          convert_assistant (blocks, message);
-          append_message (out, "assistant", blocks);
-        }
-      else if (g_strcmp0 (role, "tool") == 0)
-        {
-          JsonObject *result = json_object_new ();
-          g_autofree char *text = ow_history_content_text (message);
-          const char *id = ow_json_get_string (message, "tool_call_id");
-
-          json_object_set_string_member (result, "type", "tool_result");
-          json_object_set_string_member (result, "tool_use_id", id != NULL ? id : "");
-          json_object_set_string_member (result, "content", text);
-          json_array_add_object_element (blocks, result);
-          append_message (out, "user", blocks);
-        }
-      else if (g_strcmp0 (role, "system") == 0)
-        {
-          /* A system message past the start has no place on this wire but
-           * must still be seen. */
-          g_autofree char *text = ow_history_content_text (message);
-          g_autofree char *wrapped = g_strdup_printf ("<system>\n%s\n</system>", text);
-          json_array_add_object_element (blocks, text_block (wrapped));
-          append_message (out, "user", blocks);
-        }
-      else
-        {
-          convert_user_parts (blocks, message);
-          append_message (out, "user", blocks);
-        }
-    }
+  ow_history_walk (messages, &anthropic_visitor, &b);
+  out = b.fold.out;
 
   n = json_array_get_length (out);
   for (guint i = 0; i < n; i++)
@@ -399,15 +339,6 @@ convert_messages (JsonArray *messages,
       out = fixed;
     }
   return out;
-}
-
-static JsonObject *
-ephemeral (void)
-{
-  JsonObject *cache = json_object_new ();
-
-  json_object_set_string_member (cache, "type", "ephemeral");
-  return cache;
 }
 
 /* Puts a breakpoint on the last block of messages[@index], unless that
@@ -466,21 +397,13 @@ convert_tools (JsonArray *tools)
 
   for (guint i = 0; tools != NULL && i < json_array_get_length (tools); i++)
     {
-      JsonNode *node = json_array_get_element (tools, i);
-      JsonObject *function;
+      JsonObject *function = ow_provider_tool_function (tools, i);
       JsonObject *tool;
       JsonNode *schema;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (function == NULL)
         continue;
-      function = ow_json_get_object (json_node_get_object (node), "function");
-      if (function == NULL || ow_json_get_string (function, "name") == NULL)
-        continue;
-      tool = json_object_new ();
-      json_object_set_string_member (tool, "name", ow_json_get_string (function, "name"));
-      if (ow_json_get_string (function, "description") != NULL)
-        json_object_set_string_member (tool, "description",
-                                       ow_json_get_string (function, "description"));
+      tool = ow_provider_tool_declaration (function, NULL);
       schema = json_object_get_member (function, "parameters");
       if (schema != NULL && JSON_NODE_HOLDS_OBJECT (schema))
         json_object_set_member (tool, "input_schema", ow_json_deep_copy (schema));
@@ -536,7 +459,6 @@ anthropic_build_request (OwProvider            *self,
 {
   g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
   JsonObject *body = json_object_new ();
-  g_autofree char *system = NULL;
   g_autofree char *url = NULL;
   const char *version = ow_provider_get_quirk_string (self, "anthropic_version");
   const char *key = ow_provider_get_api_key (self);
@@ -547,23 +469,12 @@ anthropic_build_request (OwProvider            *self,
   ThinkingKind kind = thinking_kind (req->model);
   gboolean thinking;
   JsonArray *messages;
-  guint n_system = 0;
 
   json_node_take_object (root, body);
   json_object_set_string_member (body, "model", req->model != NULL ? req->model : "");
 
-  system = ow_history_system_text (req->messages, &n_system);
-  if (system != NULL)
-    {
-      JsonArray *blocks = json_array_new ();
-      JsonObject *block = text_block (system);
-
-      json_object_set_object_member (block, "cache_control", ephemeral ());
-      json_array_add_object_element (blocks, block);
-      json_object_set_array_member (body, "system", blocks);
-    }
-
-  messages = convert_messages (req->messages, n_system);
+  /* The leading system text becomes the system block, before the messages. */
+  messages = convert_messages (body, req->messages);
   mark_rolling (messages);
   json_object_set_array_member (body, "messages", messages);
   if (req->tools != NULL && json_array_get_length (req->tools) > 0)

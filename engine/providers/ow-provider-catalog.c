@@ -113,6 +113,7 @@ entry_free (OwProviderEntry *entry)
   g_free (entry->title);
   g_free (entry->base_url);
   g_free (entry->key_env);
+  g_strfreev (entry->key_vars);
   g_free (entry->base_url_env);
   g_free (entry->recommended_model);
   g_clear_pointer (&entry->quirks, json_object_unref);
@@ -125,6 +126,25 @@ static char *
 dup_nonempty (const char *s)
 {
   return s != NULL && s[0] != '\0' ? g_strdup (s) : NULL;
+}
+
+/* key_env, then quirks.key_env_alt, without empties or repeats. */
+static GStrv
+read_key_vars (const OwProviderEntry *entry)
+{
+  g_autoptr(GStrvBuilder) out = g_strv_builder_new ();
+  JsonArray *alt = ow_json_get_array (entry->quirks, "key_env_alt");
+
+  if (entry->key_env != NULL)
+    g_strv_builder_add (out, entry->key_env);
+  for (guint i = 0; alt != NULL && i < json_array_get_length (alt); i++)
+    {
+      const char *name = json_array_get_string_element (alt, i);
+
+      if (name != NULL && *name != '\0' && g_strcmp0 (name, entry->key_env) != 0)
+        g_strv_builder_add (out, name);
+    }
+  return g_strv_builder_end (out);
 }
 
 static Catalog *
@@ -183,6 +203,7 @@ catalog_load (void)
       entry->quirks = quirks != NULL ? ow_json_object_deep_copy (quirks) : NULL;
       if (entry->quirks != NULL)
         json_object_seal (entry->quirks);
+      entry->key_vars = read_key_vars (entry);
 
       if (entry->id == NULL || entry->base_url == NULL
           || !ow_wire_style_from_string (ow_json_get_string (obj, "wire"), &entry->wire)
@@ -346,6 +367,18 @@ env_get (const char *const *envp,
   return value != NULL && value[0] != '\0' ? value : NULL;
 }
 
+const char *
+ow_provider_entry_find_key_env (const OwProviderEntry *entry,
+                                const char *const     *envp)
+{
+  g_return_val_if_fail (entry != NULL, NULL);
+
+  for (guint i = 0; entry->key_vars != NULL && entry->key_vars[i] != NULL; i++)
+    if (env_get (envp, entry->key_vars[i]) != NULL)
+      return entry->key_vars[i];
+  return NULL;
+}
+
 /* OLLAMA_HOST is what the ollama CLI reads: "host", "host:port" or a URL. */
 static char *
 normalize_host (const char *value,
@@ -461,13 +494,7 @@ ow_provider_catalog_create (const OwProviderEntry     *entry,
   if (overrides != NULL && overrides->api_key != NULL && overrides->api_key[0] != '\0')
     key = overrides->api_key;
   if (key == NULL)
-    key = env_get (envp, entry->key_env);
-  if (key == NULL)
-    {
-      JsonArray *alt = ow_json_get_array (quirks, "key_env_alt");
-      for (guint i = 0; key == NULL && alt != NULL && i < json_array_get_length (alt); i++)
-        key = env_get (envp, json_array_get_string_element (alt, i));
-    }
+    key = env_get (envp, ow_provider_entry_find_key_env (entry, envp));
   if (key == NULL && entry->needs_key)
     {
       g_set_error (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_NO_KEY,

@@ -18,7 +18,9 @@ typedef struct {
   char       *title;           /* "OpenAI" */
   OwWireStyle wire;            /* default wire style */
   char       *base_url;        /* default base URL */
-  char       *key_env;         /* "OPENAI_API_KEY", NULL for keyless */
+  char       *key_env;         /* "OPENAI_API_KEY", NULL for keyless: the variable messages name */
+  GStrv       key_vars;        /* every variable the key may be in, in reading order: key_env, then
+                                * quirks.key_env_alt ("GOOGLE_API_KEY"); empty for keyless */
   char       *base_url_env;    /* "OPENAI_BASE_URL" */
   gboolean    needs_key;
   char       *recommended_model;
@@ -31,6 +33,15 @@ typedef struct {
 const GPtrArray       *ow_provider_catalog_get     (void);        /* of OwProviderEntry* */
 const OwProviderEntry *ow_provider_catalog_lookup  (const char *id);
 gboolean               ow_provider_entry_model_has_vision (const OwProviderEntry *entry, const char *model);
+
+/* Which environment variable holds @entry's key in @envp (NULL = this
+ * process's, whose key variables were moved into memory at start): the
+ * first of @entry->key_vars that is set and not empty, or NULL when none
+ * is. This is the one answer to "where is this provider's key" — the
+ * provider built, the configured state the server, the CLI and the desktop
+ * show and the secrets taken from the environment all come from it. */
+const char            *ow_provider_entry_find_key_env (const OwProviderEntry *entry,
+                                                       const char *const     *envp);
 
 /* Splits a model id: "provider:model" at the first ':', else
  * "provider/model" at the first '/', else the default provider "openai".

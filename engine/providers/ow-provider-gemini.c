@@ -246,21 +246,13 @@ convert_tools (JsonArray *tools)
 
   for (guint i = 0; tools != NULL && i < json_array_get_length (tools); i++)
     {
-      JsonNode *node = json_array_get_element (tools, i);
-      JsonObject *function;
+      JsonObject *function = ow_provider_tool_function (tools, i);
       JsonObject *decl;
       JsonNode *params;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (function == NULL)
         continue;
-      function = ow_json_get_object (json_node_get_object (node), "function");
-      if (function == NULL || ow_json_get_string (function, "name") == NULL)
-        continue;
-      decl = json_object_new ();
-      json_object_set_string_member (decl, "name", ow_json_get_string (function, "name"));
-      if (ow_json_get_string (function, "description") != NULL)
-        json_object_set_string_member (decl, "description",
-                                       ow_json_get_string (function, "description"));
+      decl = ow_provider_tool_declaration (function, NULL);
       params = sanitize_schema (json_object_get_member (function, "parameters"));
       /* A function without parameters has no "parameters" at all: an
        * object schema with no properties is rejected. */
@@ -300,69 +292,55 @@ inline_part (const char *mime,
   return part;
 }
 
+/* What the visitor builds: contents of alternating roles, and the system
+ * instruction. */
+typedef struct {
+  OwHistoryFold  fold;  /* first: the fold callbacks get the builder */
+  JsonObject    *body;  /* the request body, for systemInstruction */
+} Builder;
+
 static void
-convert_user_parts (JsonArray  *parts,
-                    JsonObject *message)
+on_user_part (const OwHistoryMessage *msg,
+              const OwHistoryPart    *part,
+              gpointer                user_data)
 {
-  JsonNode *content = json_object_get_member (message, "content");
-  JsonArray *items;
+  Builder *b = user_data;
 
-  if (content == NULL || !JSON_NODE_HOLDS_ARRAY (content))
+  switch (part->kind)
     {
-      g_autofree char *text = ow_history_content_text (message);
-      if (text[0] != '\0')
-        json_array_add_object_element (parts, text_part (text));
-      return;
-    }
-  items = json_node_get_array (content);
-  for (guint i = 0; i < json_array_get_length (items); i++)
-    {
-      JsonNode *node = json_array_get_element (items, i);
-      JsonObject *item;
-      const char *type;
-      g_autofree char *mime = NULL;
-      g_autofree char *data = NULL;
-
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      item = json_node_get_object (node);
-      type = ow_json_get_string (item, "type");
-      if (g_strcmp0 (type, "image_url") == 0)
+    case OW_HISTORY_PART_TEXT:
+      if (part->text[0] != '\0')
+        json_array_add_object_element (b->fold.items, text_part (part->text));
+      break;
+    case OW_HISTORY_PART_IMAGE:
+      if (part->data != NULL)
+        json_array_add_object_element (b->fold.items, inline_part (part->mime, part->data));
+      else if (part->url != NULL)
         {
-          const char *url = ow_json_get_string (ow_json_get_object (item, "image_url"), "url");
-          if (ow_data_url_parse (url, &mime, &data))
-            json_array_add_object_element (parts, inline_part (mime, data));
-          else if (url != NULL)
-            {
-              JsonObject *part = json_object_new ();
-              JsonObject *file_data = json_object_new ();
-              json_object_set_string_member (file_data, "fileUri", url);
-              json_object_set_object_member (part, "fileData", file_data);
-              json_array_add_object_element (parts, part);
-            }
+          JsonObject *wire = json_object_new ();
+          JsonObject *file_data = json_object_new ();
+          json_object_set_string_member (file_data, "fileUri", part->url);
+          json_object_set_object_member (wire, "fileData", file_data);
+          json_array_add_object_element (b->fold.items, wire);
         }
-      else if (g_strcmp0 (type, "file") == 0)
-        {
-          JsonObject *file = ow_json_get_object (item, "file");
-          if (ow_data_url_parse (ow_json_get_string (file, "file_data"), &mime, &data))
-            json_array_add_object_element (parts, inline_part (mime, data));
-        }
-      else if (ow_json_get_string (item, "text") != NULL
-               && ow_json_get_string (item, "text")[0] != '\0')
-        json_array_add_object_element (parts, text_part (ow_json_get_string (item, "text")));
+      break;
+    case OW_HISTORY_PART_FILE:
+      if (part->data != NULL)
+        json_array_add_object_element (b->fold.items, inline_part (part->mime, part->data));
+      break;
+    default:
+      g_assert_not_reached ();
     }
 }
 
 static void
-convert_assistant (JsonArray  *parts,
-                   JsonObject *message)
+on_assistant_text (const OwHistoryMessage *msg,
+                   const char             *text,
+                   gpointer                user_data)
 {
-  JsonObject *sidecar = ow_history_sidecar (message, "_gemini");
-  JsonObject *call_sigs = ow_json_get_object (sidecar, "call_sigs");
-  const char *text_sig = ow_json_get_string (sidecar, "text_sig");
-  gboolean native_ids = ow_json_get_bool (sidecar, "native_ids", FALSE);
-  JsonArray *calls = ow_json_get_array (message, "tool_calls");
-  g_autofree char *text = ow_history_content_text (message);
+  Builder *b = user_data;
+  const char *text_sig = ow_json_get_string (ow_history_sidecar (msg->message, "_gemini"),
+                                             "text_sig");
 
   /* The signature goes back on the part it came on: the text, or an empty
    * text part when the model signed nothing else. */
@@ -371,180 +349,83 @@ convert_assistant (JsonArray  *parts,
       JsonObject *part = text_part (text);
       if (text_sig != NULL)
         json_object_set_string_member (part, "thoughtSignature", text_sig);
-      json_array_add_object_element (parts, part);
-    }
-
-  for (guint i = 0; calls != NULL && i < json_array_get_length (calls); i++)
-    {
-      JsonNode *node = json_array_get_element (calls, i);
-      JsonObject *call;
-      JsonObject *function;
-      JsonObject *part;
-      JsonObject *fc;
-      JsonNode *args;
-      const char *id;
-
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      call = json_node_get_object (node);
-      function = ow_json_get_object (call, "function");
-      id = ow_json_get_string (call, "id");
-      args = function != NULL ? json_object_get_member (function, "arguments") : NULL;
-
-      fc = json_object_new ();
-      json_object_set_string_member (fc, "name", ow_json_get_string (function, "name") != NULL
-                                                 ? ow_json_get_string (function, "name") : "");
-      if (args != NULL && JSON_NODE_HOLDS_OBJECT (args))
-        json_object_set_member (fc, "args", ow_json_deep_copy (args));
-      else
-        json_object_set_member (fc, "args",
-                                ow_arguments_to_object (args != NULL && JSON_NODE_HOLDS_VALUE (args)
-                                                        ? json_node_get_string (args) : NULL));
-      if (native_ids && id != NULL)
-        json_object_set_string_member (fc, "id", id);
-      part = json_object_new ();
-      json_object_set_object_member (part, "functionCall", fc);
-      if (id != NULL && ow_json_get_string (call_sigs, id) != NULL)
-        json_object_set_string_member (part, "thoughtSignature",
-                                       ow_json_get_string (call_sigs, id));
-      json_array_add_object_element (parts, part);
+      json_array_add_object_element (b->fold.items, part);
     }
 }
 
-/* The assistant message, before @before, that made the call @id. */
-static JsonObject *
-calling_message (JsonArray  *messages,
-                 guint       before,
-                 const char *id)
+static void
+on_tool_call (const OwHistoryMessage  *msg,
+              const OwHistoryToolCall *call,
+              gpointer                 user_data)
 {
-  for (guint i = before; id != NULL && i-- > 0;)
-    {
-      JsonNode *node = json_array_get_element (messages, i);
-      JsonArray *calls;
+  Builder *b = user_data;
+  JsonObject *sidecar = ow_history_sidecar (msg->message, "_gemini");
+  JsonObject *call_sigs = ow_json_get_object (sidecar, "call_sigs");
+  JsonObject *fc = json_object_new ();
+  JsonObject *part = json_object_new ();
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      calls = ow_json_get_array (json_node_get_object (node), "tool_calls");
-      for (guint j = 0; calls != NULL && j < json_array_get_length (calls); j++)
-        {
-          JsonNode *call = json_array_get_element (calls, j);
-          if (JSON_NODE_HOLDS_OBJECT (call)
-              && g_strcmp0 (ow_json_get_string (json_node_get_object (call), "id"), id) == 0)
-            return json_node_get_object (node);
-        }
-    }
-  return NULL;
+  json_object_set_string_member (fc, "name", call->name);
+  json_object_set_member (fc, "args", ow_history_call_arguments (call));
+  if (ow_json_get_bool (sidecar, "native_ids", FALSE) && call->id != NULL)
+    json_object_set_string_member (fc, "id", call->id);
+  json_object_set_object_member (part, "functionCall", fc);
+  if (call->id != NULL && ow_json_get_string (call_sigs, call->id) != NULL)
+    json_object_set_string_member (part, "thoughtSignature",
+                                   ow_json_get_string (call_sigs, call->id));
+  json_array_add_object_element (b->fold.items, part);
 }
 
-static JsonObject *
-function_response (JsonArray  *messages,
-                   guint       index,
-                   JsonObject *message)
+static void
+on_tool_result (const OwHistoryMessage    *msg,
+                const OwHistoryToolResult *result,
+                gpointer                   user_data)
 {
-  const char *id = ow_json_get_string (message, "tool_call_id");
-  const char *name = ow_history_tool_name (messages, index, id);
-  JsonObject *caller = calling_message (messages, index, id);
-  g_autofree char *text = ow_history_content_text (message);
-  g_autoptr(JsonNode) parsed = ow_json_parse (text, -1, NULL);
+  Builder *b = user_data;
+  g_autoptr(JsonNode) parsed = ow_json_parse (result->text, -1, NULL);
   JsonObject *fr = json_object_new ();
   JsonObject *part = json_object_new ();
 
-  json_object_set_string_member (fr, "name", name != NULL ? name : "tool");
+  /* Matched to its call by name (and by id where Gemini gave ids). */
+  json_object_set_string_member (fr, "name", result->name != NULL ? result->name : "tool");
   /* The response must be an object; plain text is wrapped. */
   if (parsed != NULL && JSON_NODE_HOLDS_OBJECT (parsed))
     json_object_set_member (fr, "response", ow_json_deep_copy (parsed));
   else
     {
       JsonObject *wrapped = json_object_new ();
-      json_object_set_string_member (wrapped, "result", text);
+      json_object_set_string_member (wrapped, "result", result->text);
       json_object_set_object_member (fr, "response", wrapped);
     }
-  if (caller != NULL
-      && ow_json_get_bool (ow_history_sidecar (caller, "_gemini"), "native_ids", FALSE))
-    json_object_set_string_member (fr, "id", id);
+  if (result->caller != NULL
+      && ow_json_get_bool (ow_history_sidecar (result->caller, "_gemini"), "native_ids", FALSE))
+    json_object_set_string_member (fr, "id", result->call_id);
   json_object_set_object_member (part, "functionResponse", fr);
-  return part;
+  json_array_add_object_element (b->fold.items, part);
 }
 
 static void
-append_content (JsonArray  *contents,
-                const char *role,
-                JsonArray  *parts)
+on_system_prompt (const char *text,
+                  gpointer    user_data)
 {
-  guint n = json_array_get_length (contents);
+  JsonObject *body = ((Builder *) user_data)->body;
+  JsonObject *instruction = json_object_new ();
+  JsonArray *parts = json_array_new ();
 
-  if (json_array_get_length (parts) == 0)
-    {
-      json_array_unref (parts);
-      return;
-    }
-  if (n > 0)
-    {
-      JsonObject *last = json_array_get_object_element (contents, n - 1);
-      if (g_strcmp0 (ow_json_get_string (last, "role"), role) == 0)
-        {
-          JsonArray *existing = ow_json_get_array (last, "parts");
-          for (guint i = 0; i < json_array_get_length (parts); i++)
-            json_array_add_element (existing,
-                                    ow_json_deep_copy (json_array_get_element (parts, i)));
-          json_array_unref (parts);
-          return;
-        }
-    }
-  {
-    JsonObject *content = json_object_new ();
-    json_object_set_string_member (content, "role", role);
-    json_object_set_array_member (content, "parts", parts);
-    json_array_add_object_element (contents, content);
-  }
+  json_array_add_object_element (parts, text_part (text));
+  json_object_set_array_member (instruction, "parts", parts);
+  json_object_set_object_member (body, "systemInstruction", instruction);
 }
 
-static JsonArray *
-convert_contents (JsonArray *messages,
-                  guint      first)
-{
-  JsonArray *contents = json_array_new ();
-
-  for (guint i = first; messages != NULL && i < json_array_get_length (messages); i++)
-    {
-      JsonNode *node = json_array_get_element (messages, i);
-      JsonObject *message;
-      JsonArray *parts;
-      const char *role;
-
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      message = json_node_get_object (node);
-      if (!ow_history_is_outbound (message))
-        continue;
-      role = ow_json_get_string (message, "role");
-      parts = json_array_new ();
-
-      if (g_strcmp0 (role, "assistant") == 0)
-        {
-          convert_assistant (parts, message);
-          append_content (contents, "model", parts);
-        }
-      else if (g_strcmp0 (role, "tool") == 0)
-        {
-          json_array_add_object_element (parts, function_response (messages, i, message));
-          append_content (contents, "user", parts);
-        }
-      else if (g_strcmp0 (role, "system") == 0)
-        {
-          g_autofree char *text = ow_history_content_text (message);
-          g_autofree char *wrapped = g_strdup_printf ("<system>\n%s\n</system>", text);
-          json_array_add_object_element (parts, text_part (wrapped));
-          append_content (contents, "user", parts);
-        }
-      else
-        {
-          convert_user_parts (parts, message);
-          append_content (contents, "user", parts);
-        }
-    }
-  return contents;
-}
+static const OwHistoryVisitor gemini_visitor = {
+  .system_prompt = on_system_prompt,
+  .message = ow_history_fold_begin,
+  .message_end = ow_history_fold_end,
+  .user_part = on_user_part,
+  .assistant_text = on_assistant_text,
+  .tool_call = on_tool_call,
+  .tool_result = on_tool_result,
+  .system_as_user = TRUE,
+};
 
 static const char *
 thinking_level (const char *effort)
@@ -566,27 +447,21 @@ gemini_build_request (OwProvider            *self,
   g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
   JsonObject *body = json_object_new ();
   JsonObject *generation = json_object_new ();
-  g_autofree char *system = NULL;
+  Builder builder;
   g_autofree char *path = NULL;
   g_autofree char *url = NULL;
   const char *model = req->model != NULL ? req->model : "";
   const char *key = ow_provider_get_api_key (self);
-  guint n_system = 0;
 
   json_node_take_object (root, body);
   if (g_str_has_prefix (model, "models/"))
     model += strlen ("models/");
 
-  system = ow_history_system_text (req->messages, &n_system);
-  if (system != NULL)
-    {
-      JsonObject *instruction = json_object_new ();
-      JsonArray *parts = json_array_new ();
-      json_array_add_object_element (parts, text_part (system));
-      json_object_set_array_member (instruction, "parts", parts);
-      json_object_set_object_member (body, "systemInstruction", instruction);
-    }
-  json_object_set_array_member (body, "contents", convert_contents (req->messages, n_system));
+  /* The leading system text becomes systemInstruction, before the contents. */
+  builder.fold = (OwHistoryFold) { json_array_new (), "parts", "model", NULL };
+  builder.body = body;
+  ow_history_walk (req->messages, &gemini_visitor, &builder);
+  json_object_set_array_member (body, "contents", builder.fold.out);
   if (req->tools != NULL && json_array_get_length (req->tools) > 0)
     json_object_set_array_member (body, "tools", convert_tools (req->tools));
 

@@ -34,125 +34,118 @@ G_DEFINE_FINAL_TYPE (OwProviderOllama, ow_provider_ollama, OW_TYPE_PROVIDER)
 
 /* ---- Request ------------------------------------------------------------ */
 
+/* What the visitor builds: one wire message per history message. */
+typedef struct {
+  JsonArray  *out;     /* the wire messages */
+  JsonObject *wire;    /* the message being built */
+  JsonArray  *images;  /* its images (a user message's), or NULL */
+  JsonArray  *calls;   /* its tool calls (an assistant turn's), or NULL */
+} Builder;
+
 static void
-convert_user (JsonObject *out,
-              JsonObject *message)
+on_message (const OwHistoryMessage *msg,
+            gpointer                user_data)
 {
-  JsonNode *content = json_object_get_member (message, "content");
-  g_autofree char *text = ow_history_content_text (message);
-  JsonArray *images = json_array_new ();
+  Builder *b = user_data;
+  JsonArray *calls = ow_json_get_array (msg->message, "tool_calls");
 
-  if (content != NULL && JSON_NODE_HOLDS_ARRAY (content))
-    {
-      JsonArray *parts = json_node_get_array (content);
-      for (guint i = 0; i < json_array_get_length (parts); i++)
-        {
-          JsonNode *node = json_array_get_element (parts, i);
-          JsonObject *part;
-          const char *url;
-          g_autofree char *mime = NULL;
-          g_autofree char *data = NULL;
-
-          if (!JSON_NODE_HOLDS_OBJECT (node))
-            continue;
-          part = json_node_get_object (node);
-          url = ow_json_get_string (ow_json_get_object (part, "image_url"), "url");
-          if (g_strcmp0 (ow_json_get_string (part, "type"), "image_url") == 0
-              && ow_data_url_parse (url, &mime, &data))
-            json_array_add_string_element (images, data);
-        }
-    }
-  json_object_set_string_member (out, "content", text);
-  if (json_array_get_length (images) > 0)
-    json_object_set_array_member (out, "images", images);
-  else
-    json_array_unref (images);
+  b->wire = json_object_new ();
+  json_object_set_string_member (b->wire, "role", msg->role);
+  if (msg->kind == OW_HISTORY_USER && g_str_equal (msg->role, "user"))
+    b->images = json_array_new ();
+  if (msg->kind == OW_HISTORY_ASSISTANT && calls != NULL && json_array_get_length (calls) > 0)
+    b->calls = json_array_new ();
 }
 
 static void
-convert_assistant (JsonObject *out,
-                   JsonObject *message)
+on_message_end (const OwHistoryMessage *msg,
+                gpointer                user_data)
 {
-  JsonArray *calls = ow_json_get_array (message, "tool_calls");
-  g_autofree char *text = ow_history_content_text (message);
-  JsonArray *wire_calls;
+  Builder *b = user_data;
 
-  json_object_set_string_member (out, "content", text);
-  if (calls == NULL || json_array_get_length (calls) == 0)
-    return;
-
-  wire_calls = json_array_new ();
-  for (guint i = 0; i < json_array_get_length (calls); i++)
+  if (msg->kind == OW_HISTORY_USER)
     {
-      JsonNode *node = json_array_get_element (calls, i);
-      JsonObject *function;
-      JsonObject *fn;
-      JsonObject *call;
-      JsonNode *args;
-
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      function = ow_json_get_object (json_node_get_object (node), "function");
-      args = function != NULL ? json_object_get_member (function, "arguments") : NULL;
-      fn = json_object_new ();
-      json_object_set_string_member (fn, "name", ow_json_get_string (function, "name") != NULL
-                                                 ? ow_json_get_string (function, "name") : "");
-      if (args != NULL && JSON_NODE_HOLDS_OBJECT (args))
-        json_object_set_member (fn, "arguments", ow_json_deep_copy (args));
-      else
-        json_object_set_member (fn, "arguments",
-                                ow_arguments_to_object (args != NULL && JSON_NODE_HOLDS_VALUE (args)
-                                                        ? json_node_get_string (args) : NULL));
-      call = json_object_new ();
-      json_object_set_object_member (call, "function", fn);
-      json_array_add_object_element (wire_calls, call);
+      /* Text and images travel apart on this wire. */
+      g_autofree char *text = ow_history_content_text (msg->message);
+      json_object_set_string_member (b->wire, "content", text);
     }
-  json_object_set_array_member (out, "tool_calls", wire_calls);
+  if (b->images != NULL && json_array_get_length (b->images) > 0)
+    json_object_set_array_member (b->wire, "images", g_steal_pointer (&b->images));
+  g_clear_pointer (&b->images, json_array_unref);
+  if (b->calls != NULL)
+    json_object_set_array_member (b->wire, "tool_calls", g_steal_pointer (&b->calls));
+  json_array_add_object_element (b->out, g_steal_pointer (&b->wire));
 }
+
+static void
+on_user_part (const OwHistoryMessage *msg,
+              const OwHistoryPart    *part,
+              gpointer                user_data)
+{
+  Builder *b = user_data;
+
+  /* Images are bare base64; a remote image or a file has no place here. */
+  if (b->images != NULL && part->kind == OW_HISTORY_PART_IMAGE && part->data != NULL)
+    json_array_add_string_element (b->images, part->data);
+}
+
+/* A system message's or an assistant turn's text, even when empty. */
+static void
+on_text (const OwHistoryMessage *msg,
+         const char             *text,
+         gpointer                user_data)
+{
+  Builder *b = user_data;
+
+  json_object_set_string_member (b->wire, "content", text);
+}
+
+static void
+on_tool_call (const OwHistoryMessage  *msg,
+              const OwHistoryToolCall *call,
+              gpointer                 user_data)
+{
+  Builder *b = user_data;
+  JsonObject *fn = json_object_new ();
+  JsonObject *wire_call = json_object_new ();
+
+  /* Arguments are objects; there are no call ids. */
+  json_object_set_string_member (fn, "name", call->name);
+  json_object_set_member (fn, "arguments", ow_history_call_arguments (call));
+  json_object_set_object_member (wire_call, "function", fn);
+  json_array_add_object_element (b->calls, wire_call);
+}
+
+static void
+on_tool_result (const OwHistoryMessage    *msg,
+                const OwHistoryToolResult *result,
+                gpointer                   user_data)
+{
+  Builder *b = user_data;
+
+  /* A result names its tool, not its call. */
+  json_object_set_string_member (b->wire, "content", result->text);
+  if (result->name != NULL)
+    json_object_set_string_member (b->wire, "tool_name", result->name);
+}
+
+static const OwHistoryVisitor ollama_visitor = {
+  .message = on_message,
+  .message_end = on_message_end,
+  .system_text = on_text,
+  .user_part = on_user_part,
+  .assistant_text = on_text,
+  .tool_call = on_tool_call,
+  .tool_result = on_tool_result,
+};
 
 static JsonArray *
 convert_messages (JsonArray *messages)
 {
-  JsonArray *out = json_array_new ();
+  Builder b = { .out = json_array_new () };
 
-  for (guint i = 0; messages != NULL && i < json_array_get_length (messages); i++)
-    {
-      JsonNode *node = json_array_get_element (messages, i);
-      JsonObject *message;
-      JsonObject *wire;
-      const char *role;
-
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      message = json_node_get_object (node);
-      if (!ow_history_is_outbound (message))
-        continue;
-      role = ow_json_get_string (message, "role");
-      wire = json_object_new ();
-      json_object_set_string_member (wire, "role", role);
-
-      if (g_strcmp0 (role, "assistant") == 0)
-        convert_assistant (wire, message);
-      else if (g_strcmp0 (role, "tool") == 0)
-        {
-          g_autofree char *text = ow_history_content_text (message);
-          const char *name = ow_history_tool_name (messages, i,
-                                                   ow_json_get_string (message, "tool_call_id"));
-
-          json_object_set_string_member (wire, "content", text);
-          if (name != NULL)
-            json_object_set_string_member (wire, "tool_name", name);
-        }
-      else if (g_strcmp0 (role, "user") == 0)
-        convert_user (wire, message);
-      else
-        {
-          g_autofree char *text = ow_history_content_text (message);
-          json_object_set_string_member (wire, "content", text);
-        }
-      json_array_add_object_element (out, wire);
-    }
-  return out;
+  ow_history_walk (messages, &ollama_visitor, &b);
+  return b.out;
 }
 
 static gboolean

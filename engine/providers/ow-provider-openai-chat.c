@@ -90,59 +90,58 @@ get_state (OwProvider *self)
 
 /* ---- Request ------------------------------------------------------------ */
 
+/* The history is this wire's shape already: each outbound message goes
+ * whole, without the engine's keys. */
+static void
+on_message (const OwHistoryMessage *msg,
+            gpointer                user_data)
+{
+  JsonArray *out = user_data;
+  JsonObject *copy = ow_history_strip_message (msg->message);
+  JsonNode *content = json_object_get_member (copy, "content");
+  JsonArray *calls;
+
+  if (content == NULL)
+    json_object_set_string_member (copy, "content", "");
+  else if (msg->kind == OW_HISTORY_TOOL && !JSON_NODE_HOLDS_VALUE (content))
+    {
+      /* Tool results are text on this wire. */
+      g_autofree char *text = ow_json_to_string (content);
+      json_object_set_string_member (copy, "content", text);
+    }
+
+  /* Arguments are JSON text on this wire; a history written by hand
+   * may hold an object. */
+  calls = ow_json_get_array (copy, "tool_calls");
+  for (guint j = 0; calls != NULL && j < json_array_get_length (calls); j++)
+    {
+      JsonNode *call = json_array_get_element (calls, j);
+      JsonObject *function;
+      JsonNode *args;
+
+      if (!JSON_NODE_HOLDS_OBJECT (call))
+        continue;
+      function = ow_json_get_object (json_node_get_object (call), "function");
+      args = function != NULL ? json_object_get_member (function, "arguments") : NULL;
+      if (args != NULL && !JSON_NODE_HOLDS_VALUE (args))
+        {
+          g_autofree char *text = ow_json_to_string (args);
+          json_object_set_string_member (function, "arguments", text);
+        }
+    }
+  json_array_add_object_element (out, copy);
+}
+
+static const OwHistoryVisitor chat_visitor = {
+  .message = on_message,
+};
+
 static JsonArray *
 convert_messages (JsonArray *messages)
 {
   JsonArray *out = json_array_new ();
 
-  for (guint i = 0; messages != NULL && i < json_array_get_length (messages); i++)
-    {
-      JsonNode *node = json_array_get_element (messages, i);
-      JsonObject *message;
-      JsonObject *copy;
-      JsonNode *content;
-      JsonArray *calls;
-      const char *role;
-
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      message = json_node_get_object (node);
-      if (!ow_history_is_outbound (message))
-        continue;
-      role = ow_json_get_string (message, "role");
-      copy = ow_history_strip_message (message);
-
-      content = json_object_get_member (copy, "content");
-      if (content == NULL)
-        json_object_set_string_member (copy, "content", "");
-      else if (g_strcmp0 (role, "tool") == 0 && !JSON_NODE_HOLDS_VALUE (content))
-        {
-          /* Tool results are text on this wire. */
-          g_autofree char *text = ow_json_to_string (content);
-          json_object_set_string_member (copy, "content", text);
-        }
-
-      /* Arguments are JSON text on this wire; a history written by hand
-       * may hold an object. */
-      calls = ow_json_get_array (copy, "tool_calls");
-      for (guint j = 0; calls != NULL && j < json_array_get_length (calls); j++)
-        {
-          JsonNode *call = json_array_get_element (calls, j);
-          JsonObject *function;
-          JsonNode *args;
-
-          if (!JSON_NODE_HOLDS_OBJECT (call))
-            continue;
-          function = ow_json_get_object (json_node_get_object (call), "function");
-          args = function != NULL ? json_object_get_member (function, "arguments") : NULL;
-          if (args != NULL && !JSON_NODE_HOLDS_VALUE (args))
-            {
-              g_autofree char *text = ow_json_to_string (args);
-              json_object_set_string_member (function, "arguments", text);
-            }
-        }
-      json_array_add_object_element (out, copy);
-    }
+  ow_history_walk (messages, &chat_visitor, out);
   return out;
 }
 

@@ -62,67 +62,6 @@ get_state (OwProvider *self)
 
 /* ---- Request ------------------------------------------------------------ */
 
-static JsonNode *
-convert_user_content (JsonObject *message)
-{
-  JsonNode *content = json_object_get_member (message, "content");
-  JsonArray *parts;
-  JsonArray *out;
-  JsonNode *node;
-
-  if (content == NULL || !JSON_NODE_HOLDS_ARRAY (content))
-    {
-      g_autofree char *text = ow_history_content_text (message);
-      node = json_node_new (JSON_NODE_VALUE);
-      json_node_set_string (node, text);
-      return node;
-    }
-
-  parts = json_node_get_array (content);
-  out = json_array_new ();
-  for (guint i = 0; i < json_array_get_length (parts); i++)
-    {
-      JsonNode *part_node = json_array_get_element (parts, i);
-      JsonObject *part;
-      JsonObject *item;
-      const char *type;
-
-      if (!JSON_NODE_HOLDS_OBJECT (part_node))
-        continue;
-      part = json_node_get_object (part_node);
-      type = ow_json_get_string (part, "type");
-      item = json_object_new ();
-      if (g_strcmp0 (type, "image_url") == 0)
-        {
-          JsonObject *image = ow_json_get_object (part, "image_url");
-          const char *url = image != NULL ? ow_json_get_string (image, "url")
-                                          : ow_json_get_string (part, "image_url");
-          json_object_set_string_member (item, "type", "input_image");
-          json_object_set_string_member (item, "image_url", url != NULL ? url : "");
-        }
-      else if (g_strcmp0 (type, "file") == 0)
-        {
-          JsonObject *file = ow_json_get_object (part, "file");
-          json_object_set_string_member (item, "type", "input_file");
-          if (ow_json_get_string (file, "filename") != NULL)
-            json_object_set_string_member (item, "filename", ow_json_get_string (file, "filename"));
-          if (ow_json_get_string (file, "file_data") != NULL)
-            json_object_set_string_member (item, "file_data",
-                                           ow_json_get_string (file, "file_data"));
-        }
-      else
-        {
-          const char *text = ow_json_get_string (part, "text");
-          json_object_set_string_member (item, "type", "input_text");
-          json_object_set_string_member (item, "text", text != NULL ? text : "");
-        }
-      json_array_add_object_element (out, item);
-    }
-  node = json_node_new (JSON_NODE_ARRAY);
-  json_node_take_array (node, out);
-  return node;
-}
-
 static JsonObject *
 role_message (const char *role,
               JsonNode   *content)
@@ -132,6 +71,15 @@ role_message (const char *role,
   json_object_set_string_member (item, "role", role);
   json_object_set_member (item, "content", content);
   return item;
+}
+
+static JsonNode *
+string_node (const char *text)
+{
+  JsonNode *node = json_node_new (JSON_NODE_VALUE);
+
+  json_node_set_string (node, text);
+  return node;
 }
 
 /* The sidecar's function_call item for @call_id, if it kept one. */
@@ -154,121 +102,187 @@ sidecar_call_item (JsonArray  *items,
   return NULL;
 }
 
+/* What the visitor builds: the input items, and the instructions. */
+typedef struct {
+  JsonObject *body;   /* the request body, for "instructions" */
+  JsonArray  *input;  /* the input items */
+  JsonNode   *plain;  /* a user message's content when it is a string, or NULL */
+  JsonArray  *parts;  /* a user message's content parts */
+} Builder;
+
 static void
-convert_assistant (JsonArray  *input,
-                   JsonObject *message)
+on_system_prompt (const char *text,
+                  gpointer    user_data)
 {
-  JsonObject *sidecar = ow_history_sidecar (message, "_openai");
-  JsonArray *items = ow_json_get_array (sidecar, "items");
-  JsonArray *calls = ow_json_get_array (message, "tool_calls");
-  g_autofree char *text = ow_history_content_text (message);
+  Builder *b = user_data;
+
+  json_object_set_string_member (b->body, "instructions", text);
+}
+
+static void
+on_message (const OwHistoryMessage *msg,
+            gpointer                user_data)
+{
+  Builder *b = user_data;
+
+  if (msg->kind == OW_HISTORY_USER)
+    b->parts = json_array_new ();
+}
+
+static void
+on_message_end (const OwHistoryMessage *msg,
+                gpointer                user_data)
+{
+  Builder *b = user_data;
+  JsonNode *content;
+
+  if (msg->kind != OW_HISTORY_USER)
+    return;
+  if (b->plain != NULL)
+    {
+      content = g_steal_pointer (&b->plain);
+      g_clear_pointer (&b->parts, json_array_unref);
+    }
+  else
+    {
+      content = json_node_new (JSON_NODE_ARRAY);
+      json_node_take_array (content, g_steal_pointer (&b->parts));
+    }
+  json_array_add_object_element (b->input, role_message ("user", content));
+}
+
+static void
+on_system_text (const OwHistoryMessage *msg,
+                const char             *text,
+                gpointer                user_data)
+{
+  Builder *b = user_data;
+
+  /* A system message past the start (the engine puts one only at index
+   * 0) is still an instruction. */
+  json_array_add_object_element (b->input, role_message ("developer", string_node (text)));
+}
+
+static void
+on_user_part (const OwHistoryMessage *msg,
+              const OwHistoryPart    *part,
+              gpointer                user_data)
+{
+  Builder *b = user_data;
+  JsonObject *item;
+
+  if (part->plain)
+    {
+      b->plain = string_node (part->text);
+      return;
+    }
+  item = json_object_new ();
+  switch (part->kind)
+    {
+    case OW_HISTORY_PART_IMAGE:
+      json_object_set_string_member (item, "type", "input_image");
+      json_object_set_string_member (item, "image_url", part->url != NULL ? part->url : "");
+      break;
+    case OW_HISTORY_PART_FILE:
+      json_object_set_string_member (item, "type", "input_file");
+      if (part->filename != NULL)
+        json_object_set_string_member (item, "filename", part->filename);
+      if (part->file_data != NULL)
+        json_object_set_string_member (item, "file_data", part->file_data);
+      break;
+    case OW_HISTORY_PART_TEXT:
+      json_object_set_string_member (item, "type", "input_text");
+      json_object_set_string_member (item, "text", part->text);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  json_array_add_object_element (b->parts, item);
+}
+
+static void
+on_reasoning (const OwHistoryMessage *msg,
+              const char             *reasoning,
+              gpointer                user_data)
+{
+  static const char *const items[] = { "reasoning", NULL };
+  Builder *b = user_data;
 
   /* Reasoning first, verbatim: it carries the encrypted state the model
    * needs to continue its own line of thought. */
-  for (guint i = 0; items != NULL && i < json_array_get_length (items); i++)
-    {
-      JsonNode *node = json_array_get_element (items, i);
-      if (JSON_NODE_HOLDS_OBJECT (node)
-          && g_strcmp0 (ow_json_get_string (json_node_get_object (node), "type"), "reasoning") == 0)
-        json_array_add_element (input, ow_json_deep_copy (node));
-    }
+  ow_history_replay_sidecar (b->input, msg->message, "_openai", "items", items);
+}
+
+static void
+on_assistant_text (const OwHistoryMessage *msg,
+                   const char             *text,
+                   gpointer                user_data)
+{
+  Builder *b = user_data;
 
   if (text[0] != '\0')
-    {
-      JsonNode *content = json_node_new (JSON_NODE_VALUE);
-      json_node_set_string (content, text);
-      json_array_add_object_element (input, role_message ("assistant", content));
-    }
+    json_array_add_object_element (b->input, role_message ("assistant", string_node (text)));
+}
+
+static void
+on_tool_call (const OwHistoryMessage  *msg,
+              const OwHistoryToolCall *call,
+              gpointer                 user_data)
+{
+  Builder *b = user_data;
+  JsonArray *items = ow_json_get_array (ow_history_sidecar (msg->message, "_openai"), "items");
+  JsonObject *kept = sidecar_call_item (items, call->id);
+  JsonObject *item;
 
   /* The history's tool calls decide which calls exist; the sidecar only
-   * supplies their original items. */
-  for (guint i = 0; calls != NULL && i < json_array_get_length (calls); i++)
+   * supplies their original items, so ids and status round-trip. */
+  if (kept != NULL)
     {
-      JsonNode *node = json_array_get_element (calls, i);
-      JsonObject *call;
-      JsonObject *function;
-      JsonObject *kept;
-      JsonObject *item;
-      const char *call_id;
-      JsonNode *args;
-
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      call = json_node_get_object (node);
-      call_id = ow_json_get_string (call, "id");
-      function = ow_json_get_object (call, "function");
-      kept = sidecar_call_item (items, call_id);
-      if (kept != NULL)
-        {
-          json_array_add_object_element (input, ow_json_object_deep_copy (kept));
-          continue;
-        }
-      item = json_object_new ();
-      json_object_set_string_member (item, "type", "function_call");
-      json_object_set_string_member (item, "call_id", call_id != NULL ? call_id : "");
-      json_object_set_string_member (item, "name", ow_json_get_string (function, "name") != NULL
-                                                   ? ow_json_get_string (function, "name") : "");
-      args = function != NULL ? json_object_get_member (function, "arguments") : NULL;
-      if (args != NULL && JSON_NODE_HOLDS_VALUE (args))
-        json_object_set_string_member (item, "arguments", json_node_get_string (args));
-      else if (args != NULL)
-        {
-          g_autofree char *serialized = ow_json_to_string (args);
-          json_object_set_string_member (item, "arguments", serialized);
-        }
-      else
-        json_object_set_string_member (item, "arguments", "{}");
-      json_array_add_object_element (input, item);
+      json_array_add_object_element (b->input, ow_json_object_deep_copy (kept));
+      return;
     }
+  item = json_object_new ();
+  json_object_set_string_member (item, "type", "function_call");
+  json_object_set_string_member (item, "call_id", call->id != NULL ? call->id : "");
+  json_object_set_string_member (item, "name", call->name);
+  /* Arguments are JSON text on this wire. */
+  if (call->arguments != NULL && JSON_NODE_HOLDS_VALUE (call->arguments))
+    json_object_set_string_member (item, "arguments", json_node_get_string (call->arguments));
+  else if (call->arguments != NULL)
+    {
+      g_autofree char *serialized = ow_json_to_string (call->arguments);
+      json_object_set_string_member (item, "arguments", serialized);
+    }
+  else
+    json_object_set_string_member (item, "arguments", "{}");
+  json_array_add_object_element (b->input, item);
 }
 
-static JsonArray *
-convert_input (JsonArray *messages,
-               guint      first)
+static void
+on_tool_result (const OwHistoryMessage    *msg,
+                const OwHistoryToolResult *result,
+                gpointer                   user_data)
 {
-  JsonArray *input = json_array_new ();
+  Builder *b = user_data;
+  JsonObject *item = json_object_new ();
 
-  for (guint i = first; messages != NULL && i < json_array_get_length (messages); i++)
-    {
-      JsonNode *node = json_array_get_element (messages, i);
-      JsonObject *message;
-      const char *role;
-
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      message = json_node_get_object (node);
-      if (!ow_history_is_outbound (message))
-        continue;
-      role = ow_json_get_string (message, "role");
-
-      if (g_strcmp0 (role, "assistant") == 0)
-        convert_assistant (input, message);
-      else if (g_strcmp0 (role, "tool") == 0)
-        {
-          JsonObject *item = json_object_new ();
-          g_autofree char *output = ow_history_content_text (message);
-          const char *call_id = ow_json_get_string (message, "tool_call_id");
-
-          json_object_set_string_member (item, "type", "function_call_output");
-          json_object_set_string_member (item, "call_id", call_id != NULL ? call_id : "");
-          json_object_set_string_member (item, "output", output);
-          json_array_add_object_element (input, item);
-        }
-      else if (g_strcmp0 (role, "system") == 0)
-        {
-          /* A system message past the start (the engine puts one only at
-           * index 0) is still an instruction. */
-          g_autofree char *text = ow_history_content_text (message);
-          JsonNode *content = json_node_new (JSON_NODE_VALUE);
-          json_node_set_string (content, text);
-          json_array_add_object_element (input, role_message ("developer", content));
-        }
-      else
-        json_array_add_object_element (input,
-                                       role_message ("user", convert_user_content (message)));
-    }
-  return input;
+  json_object_set_string_member (item, "type", "function_call_output");
+  json_object_set_string_member (item, "call_id", result->call_id != NULL ? result->call_id : "");
+  json_object_set_string_member (item, "output", result->text);
+  json_array_add_object_element (b->input, item);
 }
+
+static const OwHistoryVisitor responses_visitor = {
+  .system_prompt = on_system_prompt,
+  .message = on_message,
+  .message_end = on_message_end,
+  .system_text = on_system_text,
+  .user_part = on_user_part,
+  .reasoning = on_reasoning,
+  .assistant_text = on_assistant_text,
+  .tool_call = on_tool_call,
+  .tool_result = on_tool_result,
+};
 
 static JsonArray *
 convert_tools (JsonArray *tools)
@@ -277,21 +291,13 @@ convert_tools (JsonArray *tools)
 
   for (guint i = 0; tools != NULL && i < json_array_get_length (tools); i++)
     {
-      JsonNode *node = json_array_get_element (tools, i);
-      JsonObject *function;
+      JsonObject *function = ow_provider_tool_function (tools, i);
       JsonObject *tool;
 
-      if (!JSON_NODE_HOLDS_OBJECT (node))
+      if (function == NULL)
         continue;
-      function = ow_json_get_object (json_node_get_object (node), "function");
-      if (function == NULL || ow_json_get_string (function, "name") == NULL)
-        continue;
-      tool = json_object_new ();
-      json_object_set_string_member (tool, "type", "function");
-      json_object_set_string_member (tool, "name", ow_json_get_string (function, "name"));
-      if (ow_json_get_string (function, "description") != NULL)
-        json_object_set_string_member (tool, "description",
-                                       ow_json_get_string (function, "description"));
+      /* Flat: {type, name, description, parameters, strict}. */
+      tool = ow_provider_tool_declaration (function, "function");
       if (json_object_has_member (function, "parameters"))
         {
           JsonNode *params = json_object_get_member (function, "parameters");
@@ -313,19 +319,19 @@ openai_responses_build_request (OwProvider            *self,
 {
   g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
   JsonObject *body = json_object_new ();
-  g_autofree char *instructions = NULL;
+  Builder builder = { NULL };
   g_autofree char *url = NULL;
   const char *key = ow_provider_get_api_key (self);
   JsonArray *include;
-  guint n_system = 0;
   gboolean summary;
 
   json_node_take_object (root, body);
   json_object_set_string_member (body, "model", req->model != NULL ? req->model : "");
-  instructions = ow_history_system_text (req->messages, &n_system);
-  if (instructions != NULL)
-    json_object_set_string_member (body, "instructions", instructions);
-  json_object_set_array_member (body, "input", convert_input (req->messages, n_system));
+  /* The leading system text becomes "instructions", before the input. */
+  builder.body = body;
+  builder.input = json_array_new ();
+  ow_history_walk (req->messages, &responses_visitor, &builder);
+  json_object_set_array_member (body, "input", builder.input);
   if (req->tools != NULL && json_array_get_length (req->tools) > 0)
     json_object_set_array_member (body, "tools", convert_tools (req->tools));
 

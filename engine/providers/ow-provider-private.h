@@ -1,20 +1,25 @@
 /* ow-provider-private.h: what the wire styles and the tests share with the
  * OwProvider base, and nothing the rest of the engine should call.
  *
- * Three groups:
+ * Four groups:
  *  - helpers a subclass calls inside its vfuncs while a call runs (the
  *    call's request, per-call scratch state, building the JSON request,
- *    reporting an in-stream error);
- *  - conversions of the canonical history and JSON utilities the five
- *    styles all need;
- *  - OwProviderCall, the per-call driver. ow_provider_complete_async() runs
- *    one over OwHttpClient; the unit tests run the same object by hand —
- *    build a request and read its body, feed recorded stream text in any
- *    split, parse a recorded body — so the pure parts are tested without a
- *    socket.
+ *    reporting an in-stream error) — ow-provider-subclass.c;
+ *  - the walk over the canonical history and the JSON utilities the five
+ *    styles all need — ow-provider-history.c;
+ *  - OwProviderCall, the per-call driver — ow-provider-call.c.
+ *    ow_provider_complete_async() (ow-provider-async.c) runs one over
+ *    OwHttpClient; the unit tests run the same object by hand — build a
+ *    request and read its body, feed recorded stream text in any split,
+ *    parse a recorded body — so the pure parts are tested without a
+ *    socket;
+ *  - what the base's own files share with each other: the call's fields
+ *    and the provider's running call.
  */
 #pragma once
 
+#include "net/ow-ndjson-parser.h"
+#include "net/ow-sse-parser.h"
 #include "ow-json.h"
 #include "providers/ow-provider.h"
 
@@ -100,17 +105,148 @@ GError  *ow_provider_stream_error            (OwProvider *self,
  * quoted in the empty-reply message. */
 void     ow_provider_set_raw_finish_reason   (OwProvider *self, const char *raw);
 
+/* The request's tools are OpenAI function schemas ({type:"function",
+ * function:{name, description, parameters}}). The function of tools[@i],
+ * or NULL when that entry is no function with a name (such an entry is
+ * not sent on any wire). */
+JsonObject *ow_provider_tool_function    (JsonArray  *tools,
+                                          guint       i);
+/* A new declaration of @function for a wire that lists tools its own way:
+ * {type (when not NULL), name, description (when it has one)}, for the
+ * style to add its schema member to. */
+JsonObject *ow_provider_tool_declaration (JsonObject *function,
+                                          const char *type);
+
 /* Synthesizes "call_<n>" ids for wires without call ids, unique within the
  * process so two turns of one history never share an id. */
 char    *ow_provider_synthesize_call_id      (void);
 
-/* ---- JSON and canonical-history helpers ------------------------------ */
+/* ---- The canonical history (ow-provider-history.c) ------------------- */
 
-/* Typed member access that answers NULL / @fallback for absent members and
- * members of another type, so wire parsing never trips on a null. */
+/* Every wire style builds its messages from one walk over the history, so
+ * what is sent at all, what a message's text is, which leading system
+ * messages form the prompt, how a user message splits into text, images
+ * and files, and which call a tool result answers are decided once; the
+ * style's visitor only writes its own JSON.
+ *
+ * The walk skips entries that are not objects and messages that never go
+ * to a model (notices). Each outbound message is reported by kind: a
+ * system message, a user message (and any role the wires do not know),
+ * an assistant turn, a tool result. An assistant turn comes as reasoning,
+ * then its text, then its tool calls, in the stored order. */
 
-/* A deep copy (json_node_copy() shares objects and arrays, and the
- * canonical history must never be changed by an outbound tweak). */
+typedef enum {
+  OW_HISTORY_SYSTEM,     /* a system message not taken into the prompt */
+  OW_HISTORY_USER,       /* "user", and any role the wires do not know */
+  OW_HISTORY_ASSISTANT,
+  OW_HISTORY_TOOL,
+} OwHistoryKind;
+
+/* The message being visited. */
+typedef struct {
+  JsonObject    *message;  /* the stored entry, for its sidecars */
+  const char    *role;     /* its role as stored */
+  OwHistoryKind  kind;
+} OwHistoryMessage;
+
+typedef enum {
+  OW_HISTORY_PART_TEXT,
+  OW_HISTORY_PART_IMAGE,
+  OW_HISTORY_PART_FILE,
+} OwHistoryPartKind;
+
+/* One piece of a user message. Content that is not a list of parts (a
+ * string, null, absent) comes as one TEXT piece with @plain set. Any part
+ * that is neither an image nor a file is TEXT ("" when it has none). */
+typedef struct {
+  OwHistoryPartKind  kind;
+  gboolean           plain;      /* TEXT: the whole content, which was not a list of parts */
+  const char        *text;       /* TEXT: never NULL */
+  const char        *url;        /* IMAGE: image_url.url (or image_url itself, a string), or NULL */
+  const char        *filename;   /* FILE: or NULL */
+  const char        *file_data;  /* FILE: the data URL as stored, or NULL */
+  const char        *mime;       /* IMAGE, FILE: of a base64 data URL; NULL for any other URL */
+  const char        *data;       /* IMAGE, FILE: the base64 payload of that data URL, or NULL */
+} OwHistoryPart;
+
+/* One tool call of an assistant turn (entries that are not objects are
+ * skipped). */
+typedef struct {
+  JsonObject *call;       /* the stored entry */
+  const char *id;         /* or NULL */
+  const char *name;       /* the function name; "" when the entry has none */
+  JsonNode   *arguments;  /* as stored: JSON text, an object, or NULL */
+} OwHistoryToolCall;
+
+/* One tool result. */
+typedef struct {
+  const char *call_id;    /* tool_call_id, or NULL */
+  const char *text;       /* the content as text */
+  JsonObject *caller;     /* the latest earlier message that made the call; NULL for an orphan
+                           * (a result whose call was compacted or trimmed away) */
+  const char *name;       /* that call's function name; NULL for an orphan (or a nameless call) */
+} OwHistoryToolResult;
+
+/* Every callback may be NULL; what it would report is then not computed.
+ * Strings and structs are valid during the callback only. */
+typedef struct {
+  /* The leading system messages joined with "\n\n", once, before any
+   * message. When set, those messages are the prompt and are not visited;
+   * when NULL, they are visited as OW_HISTORY_SYSTEM messages. */
+  void (*system_prompt)  (const char *text, gpointer user_data);
+  /* Before and after the pieces of each outbound message. */
+  void (*message)        (const OwHistoryMessage *msg, gpointer user_data);
+  void (*message_end)    (const OwHistoryMessage *msg, gpointer user_data);
+  /* A system message's text. */
+  void (*system_text)    (const OwHistoryMessage *msg, const char *text, gpointer user_data);
+  void (*user_part)      (const OwHistoryMessage *msg, const OwHistoryPart *part,
+                          gpointer user_data);
+  /* Before the text of every assistant turn: the stored reasoning (or
+   * NULL); a style replays its own sidecar here. */
+  void (*reasoning)      (const OwHistoryMessage *msg, const char *reasoning, gpointer user_data);
+  /* The turn's text, "" when it has none. */
+  void (*assistant_text) (const OwHistoryMessage *msg, const char *text, gpointer user_data);
+  void (*tool_call)      (const OwHistoryMessage *msg, const OwHistoryToolCall *call,
+                          gpointer user_data);
+  void (*tool_result)    (const OwHistoryMessage *msg, const OwHistoryToolResult *result,
+                          gpointer user_data);
+  /* For wires with no place for a system message past the prompt: such a
+   * message is reported as a user message whose one piece is its text
+   * wrapped in <system>…</system>, so it still reads as an instruction. */
+  gboolean system_as_user;
+} OwHistoryVisitor;
+
+void        ow_history_walk          (JsonArray              *messages,
+                                      const OwHistoryVisitor *visitor,
+                                      gpointer                user_data);
+
+/* For wires that want strict alternation of user and assistant (Anthropic,
+ * Gemini). A visitor's user data starts with an OwHistoryFold and uses
+ * ow_history_fold_begin() and ow_history_fold_end() as its message
+ * callbacks; its piece callbacks add to @items. At each message's end its
+ * items are appended to @out as one message, or folded into the last one
+ * when that has the same role; a message with nothing in it is dropped. */
+typedef struct {
+  JsonArray  *out;             /* the wire messages */
+  const char *member;          /* where a message's items go: "content", "parts" */
+  const char *assistant_role;  /* the assistant's role on the wire; every other message is "user" */
+  JsonArray  *items;           /* the items of the message being visited */
+} OwHistoryFold;
+
+void        ow_history_fold_begin    (const OwHistoryMessage *msg, gpointer fold);
+void        ow_history_fold_end      (const OwHistoryMessage *msg, gpointer fold);
+/* Replays an assistant turn's reasoning as its wire sent it: appends to
+ * @out, verbatim and in order, the entries of the array @member of the
+ * turn's sidecar @key whose "type" is one of @types (NULL-terminated).
+ * Signatures and encrypted state only hold on an exact copy. */
+void        ow_history_replay_sidecar (JsonArray         *out,
+                                       JsonObject        *message,
+                                       const char        *key,
+                                       const char        *member,
+                                       const char *const *types);
+/* A tool call's arguments as an object, for wires that want one (see
+ * ow_arguments_to_object()). */
+JsonNode   *ow_history_call_arguments (const OwHistoryToolCall *call);
 
 /* A message's content as plain text: the string itself, or the "text"
  * parts joined with "\n". */
@@ -124,9 +260,6 @@ gboolean    ow_history_is_outbound   (JsonObject *message);
  * Chat Completions wire defines for its role (role, content, name,
  * tool_calls, refusal, tool_call_id): never the engine's own keys. */
 JsonObject *ow_history_strip_message (JsonObject *message);
-/* The tool name of @tool_call_id, searched in the assistant messages
- * before index @before. NULL when not found. */
-const char *ow_history_tool_name     (JsonArray *messages, guint before, const char *tool_call_id);
 /* The assistant's sidecar under @key ("_anthropic", …), or NULL. */
 JsonObject *ow_history_sidecar       (JsonObject *message, const char *key);
 
@@ -187,6 +320,8 @@ OwHttpRequest  *ow_provider_call_build         (OwProviderCall *call, GError **e
 JsonNode       *ow_provider_call_get_body      (OwProviderCall *call);
 const char     *ow_provider_call_get_url       (OwProviderCall *call);
 const char     *ow_provider_call_get_header    (OwProviderCall *call, const char *name);
+/* Every header of the last build, as "Name: value" lines in the order set. */
+GPtrArray      *ow_provider_call_get_headers   (OwProviderCall *call);
 /* Offers an error reply to the parameter fixer; TRUE when the next build
  * differs and a retry is worth it (at most 3 per call). */
 gboolean        ow_provider_call_fix_params    (OwProviderCall *call, guint status,
@@ -208,5 +343,64 @@ OwTurn         *ow_provider_call_parse_body    (OwProviderCall *call,
                                                 gsize           len,
                                                 OwTurn        **partial,
                                                 GError        **error);
+
+/* ---- Shared by the base's own files ------------------------------------ */
+
+/* The wire styles never touch these: they are how ow-provider.c,
+ * ow-provider-call.c, ow-provider-subclass.c and ow-provider-async.c share
+ * one call. */
+
+struct _OwProviderCall
+{
+  /* owned references */
+  OwProvider      *provider;        /* the provider making the call */
+  OwTurn          *turn;            /* the reply being assembled in this attempt */
+  OwSseParser     *sse;             /* SSE framing of a streamed reply, made on the first bytes */
+  OwNdjsonParser  *ndjson;          /* NDJSON framing (Ollama), likewise */
+  GError          *stream_error;    /* the first error raised while reading the reply */
+  gpointer         state;           /* the subclass's scratch state for this attempt */
+  GDestroyNotify   state_destroy;   /* frees @state */
+  JsonObject      *edits;           /* parameter fixes for every build (a null member: removed) */
+  JsonNode        *body;            /* the body of the last build */
+  char            *url;             /* the URL of the last build */
+  GPtrArray       *headers;         /* "Name: value" lines of the last build */
+  char            *err_type;        /* an in-stream error's type, as the wire said it */
+  char            *err_message;     /* an in-stream error's message, as the wire said it */
+  char            *raw_finish;      /* the wire's own finish reason, for the empty-reply message */
+  char            *detail;          /* what went wrong, for OwCallInfo.cause */
+  GByteArray      *whole_body;      /* a streamed request answered with one JSON document */
+
+  /* the request */
+  OwModelRequest   req;             /* a copy; its strings and JSON are borrowed from the caller */
+  OwDeltaFunc      on_delta;        /* reports streamed text, or NULL */
+  gpointer         delta_data;      /* for @on_delta */
+
+  /* progress */
+  guint            n_fixes;         /* parameter-fix resends so far */
+  gsize            n_bytes;         /* reply bytes received in this attempt */
+  OwProviderCall  *outer;           /* the call that was current before this one entered */
+
+  /* the asynchronous run (unused when the tests drive the call) */
+  GCancellable    *cancellable;     /* the caller's, or NULL */
+  OwCallInfo      *info;            /* the facts handed to complete_finish() */
+  OwTurn          *partial;         /* what arrived before a failure */
+  gint64           started_us;      /* monotonic start of the call, for the duration */
+};
+
+/* Vfuncs run with their call as the provider's current one; calls nest. */
+void            ow_provider_call_enter          (OwProviderCall *call);
+void            ow_provider_call_leave          (OwProviderCall *call);
+OwProviderCall *ow_provider_get_current_call    (OwProvider *self);
+OwParamFixFunc  ow_provider_get_param_fixer     (OwProvider *self);
+OwHttpClient   *ow_provider_get_http_client     (OwProvider *self);
+
+/* Starts the next attempt: a fresh turn, framing and scratch state. */
+void            ow_provider_call_reset_attempt  (OwProviderCall *call);
+/* What went wrong, for OwCallInfo.cause. */
+void            ow_provider_call_set_detail     (OwProviderCall *call,
+                                                 const char     *format,
+                                                 ...) G_GNUC_PRINTF (2, 3);
+/* The CUT_OFF error for a stream that ended before its terminal event. */
+GError         *ow_provider_call_cut_off_error  (OwProviderCall *call);
 
 G_END_DECLS

@@ -20,7 +20,6 @@
 
 #include "ow-error.h"
 #include "ow-json.h"
-#include "ow-secret-env.h"
 #include "providers/ow-provider-catalog.h"
 #include "server/ow-chat-request.h"
 #include "store/ow-model-config.h"
@@ -446,12 +445,49 @@ on_key_lookup_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 static void
+on_provider_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Call *call = user_data;
+  OwServer *self = call->server;
+  g_autoptr(GError) error = NULL;
+
+  call->provider = ow_context_create_provider_finish (OW_CONTEXT (source), result, &call->bare, NULL, &error);
+  if (call->gone)
+    {
+      call_free (call);
+      return;
+    }
+  if (call->provider == NULL)
+    {
+      /* A context that reads no store (--isolated) may still serve a key
+       * saved in Models & Keys through the server's store. */
+      const OwProviderEntry *entry = NULL;
+
+      if (g_error_matches (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_NO_KEY)
+          && ow_context_get_secrets (self->ctx) == NULL
+          && ow_model_id_split (call->model_id, &entry, &call->bare, NULL))
+        {
+          ow_secret_store_lookup_async (self->secrets, OW_SECRET_KIND_PROVIDER, entry->id, call->cancellable,
+                                        on_key_lookup_cb, call);
+          return;
+        }
+      {
+        const char *type, *code;
+        guint status = status_for_provider_error (error, &type, &code);
+        reply_openai_error (call->req, status, error->message, type, code);
+      }
+      call_free (call);
+      return;
+    }
+  start_call (call);
+}
+
+static void
 chat_completions (OwServer *self, OwRequest *req)
 {
   g_autoptr(GBytes) bytes = soup_message_body_flatten (soup_server_message_get_request_body (req->msg));
   g_autofree char *why = NULL;
   g_autoptr(OwChatRequest) chat = NULL;
-  g_autoptr(GError) error = NULL;
   const char *model;
   g_autofree char *default_model = NULL;
   Call *call;
@@ -496,29 +532,8 @@ chat_completions (OwServer *self, OwRequest *req)
   call->server_cancel_id = g_cancellable_connect (self->cancellable, G_CALLBACK (on_server_cancelled_cb), g_object_ref (call->cancellable),
                          g_object_unref);
 
-  call->provider = ow_context_create_provider (self->ctx, model, &call->bare, NULL, &error);
-  if (call->provider == NULL)
-    {
-      if (g_error_matches (error, OW_PROVIDER_ERROR, OW_PROVIDER_ERROR_NO_KEY))
-        {
-          /* Not in the environment: maybe saved in Models & Keys. */
-          const OwProviderEntry *entry = NULL;
-          if (ow_model_id_split (model, &entry, &call->bare, NULL))
-            {
-              ow_secret_store_lookup_async (self->secrets, OW_SECRET_KIND_PROVIDER, entry->id, call->cancellable,
-                                            on_key_lookup_cb, call);
-              return;
-            }
-        }
-      {
-        const char *type, *code;
-        guint status = status_for_provider_error (error, &type, &code);
-        reply_openai_error (req, status, error->message, type, code);
-      }
-      call_free (call);
-      return;
-    }
-  start_call (call);
+  /* The key may be in the keyring: read off the main loop. */
+  ow_context_create_provider_async (self->ctx, model, call->cancellable, on_provider_cb, call);
 }
 
 /* ---- GET /v1/models ------------------------------------------------------------ */
@@ -584,7 +599,7 @@ on_models_keys_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   for (guint i = 0; i < catalog->len; i++)
     {
       const OwProviderEntry *e = g_ptr_array_index (catalog, i);
-      gboolean has = ow_secret_env_get (e->key_env) != NULL
+      gboolean has = ow_context_provider_key_env (self->ctx, e) != NULL
                      || (stored != NULL && g_strv_contains ((const char *const *) stored, e->id));
       if (has && e->recommended_model != NULL)
         {

@@ -12,6 +12,7 @@
 #include <libsoup/soup.h>
 
 #include "core/ow-session-host.h"
+#include "net/ow-oauth.h"
 #include "server/ow-server.h"
 #include "store/ow-secret-store.h"
 
@@ -78,6 +79,7 @@ struct _OwServer
   OwSessionHost *host;
   SoupServer    *soup;
   OwSecretStore *secrets;
+  OwOAuth       *oauth;            /* completes sign-ins at /v1/oauth/callback; NULL = none */
   char          *token;
   char          *default_workspace;
   char          *web_dir;          /* NULL = compiled-in resources */
@@ -137,6 +139,9 @@ const OwRoute *ow_server_session_routes   (guint *n);   /* ow-server-sessions.c 
 const OwRoute *ow_server_misc_routes      (guint *n);   /* ow-server-routes.c */
 const OwRoute *ow_server_provider_routes  (guint *n);   /* ow-server-providers.c */
 const OwRoute *ow_server_openai_routes    (guint *n);   /* ow-server-openai.c */
+const OwRoute *ow_server_oauth_routes     (guint *n);   /* ow-server-oauth.c */
+/* The server listens: tells its OwOAuth where the callback is. */
+void           ow_server_oauth_listening  (OwServer *self);
 
 /* ---- WebSockets (ow-server-ws.c) ---------------------------------------- */
 

@@ -15,7 +15,6 @@
 
 #include "ow-json.h"
 #include "core/ow-model-choices.h"
-#include "ow-secret-env.h"
 #include "providers/ow-provider-catalog.h"
 #include "providers/ow-provider-verify.h"
 
@@ -54,19 +53,14 @@ wire_name (OwWireStyle wire)
   return ow_wire_style_to_string (wire);
 }
 
-static gboolean
-env_has_key (const OwProviderEntry *e)
-{
-  return ow_secret_env_get (e->key_env) != NULL;
-}
-
 static JsonObject *
 provider_json (OwServer *self, const OwProviderEntry *e, gboolean stored)
 {
   JsonObject *o = json_object_new ();
   JsonObject *values = json_object_new ();
   JsonArray *suggested = json_array_new ();
-  gboolean env = env_has_key (e);
+  const char *env_var = ow_context_provider_key_env (self->ctx, e);
+  gboolean env = env_var != NULL;
   const char *base_override;
   g_autofree char *key = g_strdup_printf ("providers.%s.base_url", e->id);
   const char *source = stored ? "store" : env ? "env" : NULL;
@@ -80,6 +74,16 @@ provider_json (OwServer *self, const OwProviderEntry *e, gboolean stored)
     json_object_set_string_member (o, "default_base_url", e->base_url);
   if (e->key_env != NULL)
     json_object_set_string_member (o, "key_env", e->key_env);
+  {
+    JsonArray *vars = json_array_new ();
+
+    for (guint i = 0; e->key_vars[i] != NULL; i++)
+      json_array_add_string_element (vars, e->key_vars[i]);
+    json_object_set_array_member (o, "key_vars", vars);
+  }
+  /* Which variable the key came from, when it did (GOOGLE_API_KEY for Gemini). */
+  if (env_var != NULL)
+    json_object_set_string_member (o, "key_env_set", env_var);
   json_object_set_boolean_member (o, "needs_key", e->needs_key);
   json_object_set_boolean_member (o, "configured", stored || env || !e->needs_key);
   json_object_set_boolean_member (o, "has_key", stored || env);
@@ -389,7 +393,7 @@ on_verified_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 verify_with (Pending *p, const char *key)
 {
-  if (key == NULL && p->entry->needs_key && !env_has_key (p->entry))
+  if (key == NULL && p->entry->needs_key && ow_context_provider_key_env (p->server->ctx, p->entry) == NULL)
     {
       JsonObject *out = json_object_new ();
       json_object_set_boolean_member (out, "ok", FALSE);

@@ -263,7 +263,7 @@ typedef struct {
   guint          n;
 } RouteTable;
 
-static RouteTable tables[4];
+static RouteTable tables[5];
 
 static void
 ensure_tables (void)
@@ -276,6 +276,7 @@ ensure_tables (void)
       tables[1].routes = ow_server_session_routes (&tables[1].n);
       tables[2].routes = ow_server_provider_routes (&tables[2].n);
       tables[3].routes = ow_server_openai_routes (&tables[3].n);
+      tables[4].routes = ow_server_oauth_routes (&tables[4].n);
       g_once_init_leave (&done, 1);
     }
 }
@@ -852,6 +853,7 @@ ow_server_dispose (GObject *object)
   g_clear_object (&self->soup);
   g_clear_object (&self->host);
   g_clear_object (&self->secrets);
+  g_clear_object (&self->oauth);
   G_OBJECT_CLASS (ow_server_parent_class)->dispose (object);
 }
 
@@ -932,6 +934,9 @@ ow_server_new (OwSessionHost *host, const OwServerOptions *options)
     self->secrets = g_object_ref (ow_context_get_secrets (self->ctx));
   else
     self->secrets = ow_secret_store_new_default (ow_context_get_paths (self->ctx));
+  /* The context's sign-ins come back through our callback route. */
+  if (ow_context_get_oauth (self->ctx) != NULL)
+    self->oauth = g_object_ref (ow_context_get_oauth (self->ctx));
 
   /* No "Server:" header: nothing to fingerprint. */
   self->soup = soup_server_new ("server-header", NULL, NULL);
@@ -975,6 +980,8 @@ ow_server_listen (OwServer *self, guint port, guint tries, GError **error)
           self->port = (guint) g_uri_get_port (uris->data);
           g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
           g_debug ("Listening on 127.0.0.1:%u", self->port);
+          if (self->oauth != NULL)
+            ow_server_oauth_listening (self);
           return TRUE;
         }
       if (port == 0 || !g_error_matches (last, G_IO_ERROR, G_IO_ERROR_ADDRESS_IN_USE))

@@ -19,6 +19,7 @@
 #include <gio/gio.h>
 
 #include "core/ow-session-host.h"
+#include "net/ow-oauth.h"
 #include "store/ow-secret-store.h"
 
 G_BEGIN_DECLS
@@ -55,6 +56,12 @@ const char *ow_server_get_token  (OwServer *self);
 char       *ow_server_dup_url    (OwServer *self);
 /* Another browser origin allowed to call the API (the desktop app's own). */
 void        ow_server_add_origin (OwServer *self, const char *origin);
+/* Sign-ins whose browser redirect comes back to this server: GET
+ * /v1/oauth/callback (no token: it is a browser navigation) completes the
+ * pending sign-in its state names, and refuses any other. The server sets
+ * @oauth's redirect URI to its own callback once it listens. By default
+ * it serves its context's (ow_context_get_oauth()); this replaces it. */
+void        ow_server_set_oauth  (OwServer *self, OwOAuth *oauth);
 /* Closes every WebSocket (1001 going away) and stops listening. */
 void        ow_server_close      (OwServer *self);
 

@@ -89,6 +89,10 @@ ow_secret_check (const char *kind, const char *name, const char *value, GError *
 
 /* ---- Entry points ------------------------------------------------------------ */
 
+/* Stores and deletes made through the entry points, by any store; see
+ * ow_secret_store_get_changes(). */
+static gint changes;
+
 const char *
 ow_secret_store_get_backend (OwSecretStore *self)
 {
@@ -132,6 +136,7 @@ ow_secret_store_store (OwSecretStore *self,
                        GError       **error)
 {
   g_autofree char *made_label = NULL;
+  gboolean ok;
 
   g_return_val_if_fail (OW_IS_SECRET_STORE (self), FALSE);
   if (!ow_secret_check (kind, name, value, error))
@@ -146,7 +151,10 @@ ow_secret_store_store (OwSecretStore *self,
     label = made_label = g_strdup_printf ("OpenWorker %s %s", kind, name);
   /* The process now holds it, whatever the store does with it. */
   ow_redact_register_secret (value);
-  return OW_SECRET_STORE_GET_IFACE (self)->store (self, kind, name, label, value, cancellable, error);
+  ok = OW_SECRET_STORE_GET_IFACE (self)->store (self, kind, name, label, value, cancellable, error);
+  /* Counted even on failure: a half-done write may have changed the store. */
+  g_atomic_int_inc (&changes);
+  return ok;
 }
 
 gboolean
@@ -156,10 +164,20 @@ ow_secret_store_delete (OwSecretStore *self,
                         GCancellable  *cancellable,
                         GError       **error)
 {
+  gboolean deleted;
+
   g_return_val_if_fail (OW_IS_SECRET_STORE (self), FALSE);
   if (!ow_secret_check (kind, name, NULL, error))
     return FALSE;
-  return OW_SECRET_STORE_GET_IFACE (self)->delete_secret (self, kind, name, cancellable, error);
+  deleted = OW_SECRET_STORE_GET_IFACE (self)->delete_secret (self, kind, name, cancellable, error);
+  g_atomic_int_inc (&changes);
+  return deleted;
+}
+
+guint
+ow_secret_store_get_changes (void)
+{
+  return (guint) g_atomic_int_get (&changes);
 }
 
 static int
@@ -251,6 +269,9 @@ ow_secret_store_lookup_async (OwSecretStore       *self,
   g_autoptr(GTask) task = op_task_new (self, ow_secret_store_lookup_async, kind, name, NULL, NULL,
                                        cancellable, callback, user_data);
 
+  /* A locked keyring may wait on a person for as long as they like: a
+   * cancelled lookup answers at once and its thread finishes alone. */
+  g_task_set_return_on_cancel (task, TRUE);
   g_task_run_in_thread (task, lookup_thread);
 }
 

@@ -147,8 +147,22 @@ char      **ow_secret_store_list        (OwSecretStore *self,
                                          GCancellable  *cancellable,
                                          GError       **error);
 
+/**
+ * ow_secret_store_get_changes:
+ *
+ * How many times a secret was stored or deleted through
+ * ow_secret_store_store() or ow_secret_store_delete() (or their _async
+ * forms), by any store in this process. A cache of looked-up values notes
+ * it before each lookup and trusts a value only while the count is the
+ * same, so saving or removing a key is seen at once. Thread-safe.
+ *
+ * Returns: the count (it only grows, modulo wrap-around)
+ */
+guint       ow_secret_store_get_changes (void);
+
 /* The same, run in a worker thread; callbacks come on the caller's
- * thread-default main context. */
+ * thread-default main context. A cancelled lookup fails with
+ * G_IO_ERROR_CANCELLED at once, even while the store still blocks. */
 void        ow_secret_store_lookup_async  (OwSecretStore       *self,
                                            const char          *kind,
                                            const char          *name,

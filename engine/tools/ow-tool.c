@@ -158,6 +158,38 @@ ow_tool_result_new_content (GPtrArray *content, JsonObject *structured, gboolean
   return r;
 }
 
+static gpointer
+content_block_copy (gconstpointer src, gpointer user_data)
+{
+  const OwContentBlock *b = src;
+  OwContentBlock *c = g_new0 (OwContentBlock, 1);
+
+  c->kind = b->kind;
+  c->text = g_strdup (b->text);
+  c->data = b->data != NULL ? g_bytes_ref (b->data) : NULL;
+  c->mime_type = g_strdup (b->mime_type);
+  c->uri = g_strdup (b->uri);
+  c->name = g_strdup (b->name);
+  return c;
+}
+
+OwToolResult *
+ow_tool_result_copy (const OwToolResult *result)
+{
+  OwToolResult *r = g_new0 (OwToolResult, 1);
+
+  r->status = result->status;
+  r->text = g_strdup (result->text);
+  r->is_error = result->is_error;
+  if (result->content != NULL)
+    {
+      r->content = g_ptr_array_copy (result->content, content_block_copy, NULL);
+      g_ptr_array_set_free_func (r->content, (GDestroyNotify) ow_content_block_free);
+    }
+  r->structured = result->structured != NULL ? json_object_ref (result->structured) : NULL;
+  return r;
+}
+
 void
 ow_tool_result_free (OwToolResult *result)
 {

@@ -106,6 +106,8 @@ OwToolResult *ow_tool_result_new_error (OwToolStatus status, const char *message
 OwToolResult *ow_tool_result_new_content (GPtrArray  *content,
                                           JsonObject *structured,
                                           gboolean    is_error);
+/* A deep copy. */
+OwToolResult *ow_tool_result_copy (const OwToolResult *result);
 void          ow_tool_result_free (OwToolResult *result);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (OwToolResult, ow_tool_result_free)
 

@@ -341,6 +341,155 @@ test_policy_precedence (Fixture *f, gconstpointer data)
                    OW_VERDICT_ALLOW);
 }
 
+/* @inner wrapped in @levels shells' -c strings, outermost last in @shells
+ * (zsh -c "dash -c 'ksh -c …'"), cycling through them. */
+static char *
+nest_in_shells (const char *inner, guint levels)
+{
+  static const char *const shells[] = { "busybox sh", "ksh", "dash", "zsh", "bash", "sh", "mksh", "sudo bash" };
+  char *line = g_strdup (inner);
+
+  for (guint i = 0; i < levels; i++)
+    {
+      g_autofree char *quoted = g_shell_quote (line);
+      g_free (line);
+      line = g_strdup_printf ("%s -c %s", shells[i % G_N_ELEMENTS (shells)], quoted);
+    }
+  return line;
+}
+
+static OwVerdict
+decide_command (OwPolicy *policy, Fixture *f, const char *mode, const char *command, char **provenance)
+{
+  g_autoptr(JsonObject) a = json_object_new ();
+  g_autofree char *json = NULL;
+
+  json_object_set_string_member (a, "command", command);
+  json = ow_json_object_to_string (a);
+  return decide (policy, f, mode, "run_shell", OW_RISK_EXEC, json, FALSE, provenance);
+}
+
+/* Whether a deny rule set holding only @rule_text matches run_shell @command. */
+static gboolean
+deny_set_matches (const char *rule_text, const char *command)
+{
+  g_autoptr(OwRuleSet) set = ow_rule_set_new_deny ();
+  g_autoptr(JsonObject) a = json_object_new ();
+  OwRuleCall call = { .tool = "run_shell", .args = a };
+  gboolean hit;
+
+  ow_rule_set_add (set, ow_rule_parse (rule_text, NULL), "test deny");
+  json_object_set_string_member (a, "command", command);
+  hit = ow_rule_set_match (set, &call, NULL) != NULL;
+  ow_rule_call_clear (&call);
+  return hit;
+}
+
+/* The floors, the deny rules and the safety checks descend into sh -c
+ * strings the same way (ow_shell_inner_command): the same shells, to the
+ * same depth, and past it all three refuse rather than wave through. */
+static void
+test_policy_nesting_agrees (Fixture *f, gconstpointer data)
+{
+  g_autoptr(OwPolicy) policy = policy_with (f,
+    "[policy]\n"
+    "deny = [\"run_shell:rm\"]\n",
+    "[policy]\n"
+    "deny = [\"run_shell:curl\"]\n");
+
+  /* Deeper than the old limit of the rules (4), within the shared one. */
+  for (guint levels = 5; levels <= OW_SHELL_MAX_NESTING; levels++)
+    {
+      g_autofree char *rm = nest_in_shells ("rm x", levels);
+      g_autofree char *curl = nest_in_shells ("curl -s example.org", levels);
+      g_autofree char *wipe = nest_in_shells ("echo ok; rm -rf ~", levels);
+      g_autofree char *echo = nest_in_shells ("echo hello", levels);
+      g_autofree char *p = NULL;
+
+      if (decide_command (policy, f, "dangerously-bypass-approvals", rm, &p) != OW_VERDICT_DENY
+          || g_strcmp0 (p, "denied by hard floor") != 0)
+        g_error ("the floor on rm missed %u levels down: %s (%s)", levels, rm, p);
+      g_clear_pointer (&p, g_free);
+      if (decide_command (policy, f, "bypass-approvals", curl, &p) != OW_VERDICT_DENY
+          || strstr (p, "project deny rule") == NULL)
+        g_error ("the deny rule on curl missed %u levels down: %s (%s)", levels, curl, p);
+      g_clear_pointer (&p, g_free);
+      /* The safety checks read as deep (the floor on rm is not asked). */
+      {
+        g_autoptr(OwPolicy) plain = policy_with (f, "", "");
+
+        if (decide_command (plain, f, "bypass-approvals", wipe, NULL) != OW_VERDICT_ASK)
+          g_error ("the safety checks missed rm -rf ~ %u levels down: %s", levels, wipe);
+        /* Positive control: a harmless command as deep is allowed by all three. */
+        if (decide_command (plain, f, "bypass-approvals", echo, NULL) != OW_VERDICT_ALLOW)
+          g_error ("a harmless command %u levels down was not allowed: %s", levels, echo);
+      }
+      if (decide_command (policy, f, "bypass-approvals", echo, NULL) != OW_VERDICT_ALLOW)
+        g_error ("the floor or deny rule caught a harmless command %u levels down: %s", levels, echo);
+    }
+
+  /* One level past the limit: refused by the floor and the deny rule, and
+   * every safety check applies, even for a harmless command. */
+  {
+    g_autofree char *echo = nest_in_shells ("echo hello", OW_SHELL_MAX_NESTING + 1);
+    g_autofree char *at_limit = nest_in_shells ("echo hello", OW_SHELL_MAX_NESTING);
+    g_autoptr(OwPolicy) floor_only = policy_with (f, "[policy]\ndeny = [\"run_shell:rm\"]\n", "");
+    g_autoptr(OwPolicy) plain = policy_with (f, "", "");
+    g_autofree char *p = NULL;
+
+    g_assert_cmpint (decide_command (floor_only, f, "dangerously-bypass-approvals", echo, &p), ==, OW_VERDICT_DENY);
+    g_assert_cmpstr (p, ==, "denied by hard floor");
+    g_clear_pointer (&p, g_free);
+    /* (The policy asks its safety checks before its deny rules, so the
+     * deny rule is asked on its own here.) */
+    g_assert_true (deny_set_matches ("run_shell:curl", echo));
+    g_assert_false (deny_set_matches ("run_shell:curl", at_limit));
+    g_assert_cmpint (decide_command (plain, f, "bypass-approvals", echo, NULL), ==, OW_VERDICT_ASK);
+  }
+  /* An inner command line that cannot be read is a candidate for every
+   * floor, however deep. */
+  {
+    g_autofree char *broken = nest_in_shells ("rm x; echo 'unbalanced", 3);
+
+    g_assert_cmpint (decide_command (policy, f, "dangerously-bypass-approvals", broken, NULL), ==, OW_VERDICT_DENY);
+  }
+  /* sh $opts -c '…': the -c after a word only known when it runs is read. */
+  g_assert_cmpint (decide_command (policy, f, "dangerously-bypass-approvals", "sh $opts -c 'rm x'", NULL), ==,
+                   OW_VERDICT_DENY);
+  g_assert_cmpint (decide_command (policy, f, "bypass-approvals", "sh $opts -c 'echo x'", NULL), ==,
+                   OW_VERDICT_ALLOW);
+}
+
+/* A floor sees the commands other programs run for it, as the safety
+ * checks do: su -c, flock, script -c, watch, env -S, find -exec. */
+static void
+test_policy_floor_sees_run_commands (Fixture *f, gconstpointer data)
+{
+  g_autoptr(OwPolicy) policy = policy_with (f, "[policy]\ndeny = [\"run_shell:rm\"]\n", "");
+  static const char *const runs[] = {
+    "su -c '@'", "su root -c '@'", "runuser -u nobody --command='@'", "script -q -c '@' /dev/null",
+    "flock /tmp/l -c '@'", "flock /tmp/l @", "watch -n 1 @", "env -S '@'", "find . -exec @ {} +",
+    "sudo sh -c \"su -c '@'\"",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (runs); i++)
+    {
+      g_auto(GStrv) parts = g_strsplit (runs[i], "@", -1);
+      g_autofree char *rm = g_strjoinv ("rm x", parts);
+      g_autofree char *ls = g_strjoinv ("ls x", parts);
+      g_autofree char *p = NULL;
+
+      if (decide_command (policy, f, "dangerously-bypass-approvals", rm, &p) != OW_VERDICT_DENY
+          || g_strcmp0 (p, "denied by hard floor") != 0)
+        g_error ("the floor on rm missed %s (%s)", rm, p);
+      /* positive control: the same program running something else */
+      if (decide_command (policy, f, "dangerously-bypass-approvals", ls, NULL) != OW_VERDICT_ALLOW)
+        g_error ("the floor on rm caught %s", ls);
+      g_assert_true (deny_set_matches ("run_shell:rm", rm));
+      g_assert_false (deny_set_matches ("run_shell:rm", ls));
+    }
+}
+
 static void
 test_policy_standing_rules (Fixture *f, gconstpointer data)
 {
@@ -977,6 +1126,8 @@ main (int argc, char **argv)
   ADD ("standing-rules", test_standing_rules);
   ADD ("policy-modes-table", test_policy_modes_table);
   ADD ("policy-precedence", test_policy_precedence);
+  ADD ("policy-nesting-agrees", test_policy_nesting_agrees);
+  ADD ("policy-floor-sees-run-commands", test_policy_floor_sees_run_commands);
   ADD ("policy-standing-rules", test_policy_standing_rules);
   ADD ("policy-bad-config-rule", test_policy_bad_config_rule);
   ADD ("policy-file-write-outside-refused", test_policy_file_write_outside_refused);

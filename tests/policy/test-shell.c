@@ -611,6 +611,98 @@ test_program (void)
 }
 
 /* Hostile sizes: every input is refused or read in bounded time. */
+/* The one descent into sh -c / eval strings that rules, floors and the
+ * safety checks share. */
+static void
+test_inner (void)
+{
+  const struct {
+    const char *line;
+    const char *inner;   /* NULL: runs no inner command line */
+  } table[] = {
+    { "sh -c 'rm x'", "rm x" },
+    { "bash -ec 'rm x' name", "rm x" },
+    { "zsh -o errexit -c 'rm x'", "rm x" },
+    { "dash --norc -c -- 'rm x'", "rm x" },
+    { "busybox sh -c 'rm x'", "rm x" },
+    { "sudo -u root /bin/ksh -c 'rm x'", "rm x" },
+    { "env A=1 fish -c 'rm x'", "rm x" },
+    { "tcsh -c 'rm x'", "rm x" },
+    { "eval rm x", "rm x" },
+    { "command eval 'rm x;' ls", "rm x; ls" },
+    /* a word only known when it runs, then -c: the string is still read */
+    { "sh $opts -c 'rm x'", "rm x" },
+    /* not a command line: a script, stdin, a -c that belongs to the script,
+     * a program that is not a shell */
+    { "sh script.sh -c 'rm x'", NULL },
+    { "bash -s", NULL },
+    { "sh -c", NULL },
+    { "eval", NULL },
+    { "python3 -c 'rm x'", NULL },
+    { "echo sh -c 'rm x'", NULL },
+    /* other programs that run a command line (words they run as they
+     * are come back quoted) */
+    { "su -c 'rm x'", "rm x" },
+    { "su - root -lc 'rm x'", "rm x" },
+    { "runuser -u nobody --command='rm x'", "rm x" },
+    { "script -q -c 'rm x' /dev/null", "rm x" },
+    { "flock /tmp/l -c 'rm x'", "rm x" },
+    { "flock -w 5 /tmp/l rm -f 'a b'", "'rm' '-f' 'a b'" },
+    { "watch -n 1 rm x", "rm x" },
+    { "watch -x rm 'a b'", "'rm' 'a b'" },
+    { "env -S 'rm x'", "rm x" },
+    { "env --split-string='rm x'", "rm x" },
+    { "find . -name '*.o' -exec rm {} + -o -execdir sh -c 'ls' \\;", "'rm' '{}' ; 'sh' '-c' 'ls'" },
+    { "su root", NULL },
+    { "script log", NULL },
+    { "flock /tmp/l", NULL },
+    { "find . -name x", NULL },
+    { "env A=1", NULL },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (table); i++)
+    {
+      g_autoptr(OwShellParse) parse = ow_shell_parse (table[i].line);
+      g_autofree char *inner = NULL;
+
+      g_assert_cmpuint (parse->commands->len, ==, 1);
+      inner = ow_shell_inner_command (g_ptr_array_index (parse->commands, 0), NULL);
+      if (g_strcmp0 (inner, table[i].inner) != 0)
+        g_error ("%s: inner command %s, want %s", table[i].line, inner, table[i].inner);
+    }
+
+  g_assert_true (ow_shell_is_shell ("mksh"));
+  g_assert_true (ow_shell_is_shell ("rbash"));
+  g_assert_false (ow_shell_is_shell ("shx"));
+  g_assert_false (ow_shell_is_shell ("python"));
+
+  {
+    g_autoptr(OwShellParse) parse = ow_shell_parse ("sh $x -c 'ls'");
+    const OwShellCommand *cmd = g_ptr_array_index (parse->commands, 0);
+    guint at, dynamic_at;
+
+    g_assert_cmpint (ow_shell_shell_runs (cmd, 1, &at, &dynamic_at), ==, OW_SHELL_RUNS_STRING);
+    g_assert_cmpuint (at, ==, 3);
+    g_assert_cmpuint (dynamic_at, ==, 1);
+  }
+  {
+    g_autoptr(OwShellParse) parse = ow_shell_parse ("sh $script arg");
+    const OwShellCommand *cmd = g_ptr_array_index (parse->commands, 0);
+    guint at, dynamic_at;
+
+    g_assert_cmpint (ow_shell_shell_runs (cmd, 1, &at, &dynamic_at), ==, OW_SHELL_RUNS_SCRIPT);
+    g_assert_cmpuint (at, ==, 1);
+    g_assert_cmpuint (dynamic_at, ==, G_MAXUINT);
+  }
+  {
+    g_autoptr(OwShellParse) parse = ow_shell_parse ("bash -x - arg");
+    const OwShellCommand *cmd = g_ptr_array_index (parse->commands, 0);
+    guint at, dynamic_at;
+
+    g_assert_cmpint (ow_shell_shell_runs (cmd, 1, &at, &dynamic_at), ==, OW_SHELL_RUNS_STDIN);
+  }
+}
+
 static void
 test_limits (void)
 {
@@ -722,6 +814,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/policy/shell/plain", test_plain);
   g_test_add_func ("/ow/policy/shell/prefix", test_prefix);
   g_test_add_func ("/ow/policy/shell/program", test_program);
+  g_test_add_func ("/ow/policy/shell/inner", test_inner);
   g_test_add_func ("/ow/policy/shell/limits", test_limits);
   return g_test_run ();
 }

@@ -306,6 +306,18 @@ class KeysFile(KeysTestCase):
         self.assertIn("OPENWORKER_SECRET_STORE=keyring, but there is no OS keyring", p.stderr)
 
 
+    def test_alternate_variable_counts(self):
+        """GOOGLE_API_KEY, the catalog's alternative for Gemini, is where the
+        key is; the listing names it. The control: without it, none."""
+        google = "AIzaCliAlternateKey0123456789"
+        _, rows = self.listing(self.env(OPENWORKER_SECRET_STORE="file", GOOGLE_API_KEY=google))
+        self.assertEqual(rows["gemini"]["source"], "environment")
+        self.assertEqual(rows["gemini"]["variable"], "GOOGLE_API_KEY")
+        self.assertEqual(rows["anthropic"]["source"], "none")
+        _, rows = self.listing(self.env(OPENWORKER_SECRET_STORE="file"))
+        self.assertEqual(rows["gemini"]["source"], "none")
+        self.assertEqual(rows["gemini"]["variable"], "GEMINI_API_KEY")
+
     def test_first_key_sets_the_default_model(self):
         env = self.env(OPENWORKER_SECRET_STORE="file")
         env.pop("OPENWORKER_MODEL", None)

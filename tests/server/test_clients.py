@@ -609,5 +609,61 @@ class RetryDelays(ClientTestCase):
         self.assertEqual(len(self.model.requests()), 2)
 
 
+GOOGLE_KEY = "google-alt-key-7c1d9e0b5a3f"
+
+
+class AlternateKeyVariable(ClientTestCase):
+    """Gemini's key may be in GOOGLE_API_KEY (the catalog's alternative to
+    GEMINI_API_KEY): the provider list, the model list and the sessions
+    all count it. The model server accepts only that key."""
+    script = {"style": "gemini", "keys": [GOOGLE_KEY], "turns": [text_turn("Hello through GOOGLE_API_KEY.")]}
+
+    def gemini_server(self, key):
+        self.srv.stop()
+        self.srv = self.start_server(env={"OPENAI_API_KEY": None, "OPENAI_BASE_URL": None, "GOOGLE_API_KEY": key,
+                                          "GEMINI_BASE_URL": self.model.url + "/v1beta", "OPENWORKER_MODEL": None})
+
+    def turn(self):
+        sid = self.api("/v1/sessions", method="POST", body={"model": "gemini:gemini-2.5-flash"}).json["session_id"]
+        return self.wsc(f"/ws/session/{sid}", send=[{"on": {"type": "ready"},
+                                                     "frame": {"type": "user_message", "text": "hello"}}],
+                        until={"type": "turn_done"})["frames"]
+
+    def test_google_api_key_counts_everywhere(self):
+        self.gemini_server(GOOGLE_KEY)
+        by = {p["name"]: p for p in self.api("/v1/providers").json}
+        self.assertTrue(by["gemini"]["configured"], by["gemini"])
+        self.assertTrue(by["gemini"]["has_key"])
+        self.assertEqual(by["gemini"]["key_source"], "env")
+        self.assertEqual(by["gemini"]["key_env_set"], "GOOGLE_API_KEY")
+        self.assertEqual(by["gemini"]["key_vars"], ["GEMINI_API_KEY", "GOOGLE_API_KEY"])
+        # The control: a provider with no key in the environment is not configured.
+        self.assertFalse(by["anthropic"]["configured"])
+        self.assertNotIn("key_env_set", by["anthropic"])
+        listed = curl(self.srv.base + "/v1/models", headers={"Authorization": f"Bearer {self.srv.token}"}).json
+        ids = [m["id"] for m in listed["data"]]
+        self.assertIn(by["gemini"]["recommended_model"], ids)
+        self.assertNotIn(by["anthropic"]["recommended_model"], ids)
+
+        frames = self.turn()
+        self.assertFalse([f for f in frames if f.get("type") == "error"], frames)
+        answers = [f["data"].get("text") for f in frames if f.get("type") == "assistant_message"]
+        self.assertEqual(answers, ["Hello through GOOGLE_API_KEY."])
+        reqs = self.model.requests()
+        self.assertEqual(len(reqs), 1, reqs)
+        self.assertIn(GOOGLE_KEY, json.dumps([reqs[0]["headers"], reqs[0].get("query")]))
+
+    def test_without_it_gemini_is_unconfigured(self):
+        self.gemini_server(None)
+        gemini = {p["name"]: p for p in self.api("/v1/providers").json}["gemini"]
+        self.assertFalse(gemini["configured"])
+        self.assertNotIn("key_env_set", gemini)
+        frames = self.turn()
+        errors = [f["data"]["error"] for f in frames if f.get("type") == "error"]
+        self.assertEqual(len(errors), 1, frames)
+        self.assertIn("GEMINI_API_KEY", errors[0])
+        self.assertEqual(self.model.requests(), [], "nothing reached the model")
+
+
 if __name__ == "__main__":
     unittest.main()
