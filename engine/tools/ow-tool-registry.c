@@ -121,7 +121,7 @@ rebuild (OwToolRegistry *self)
 
       if (g_hash_table_contains (self->by_name, name))
         {
-          g_message ("The tool %s from %s is hidden: a tool of that name comes first.", name, e->source);
+          g_debug ("The tool %s from %s is hidden: a tool of that name comes first.", name, e->source);
           continue;
         }
       g_ptr_array_add (tools, g_object_ref (e->tool));
@@ -198,8 +198,7 @@ ow_tool_registry_add_provider (OwToolRegistry *self, OwToolProvider *provider)
 
   g_return_if_fail (OW_IS_TOOL_REGISTRY (self));
   g_return_if_fail (OW_IS_TOOL_PROVIDER (provider));
-  g_return_if_fail (g_list_model_get_item_type (G_LIST_MODEL (provider)) == OW_TYPE_TOOL
-                    || g_type_is_a (g_list_model_get_item_type (G_LIST_MODEL (provider)), OW_TYPE_TOOL));
+  g_return_if_fail (g_type_is_a (g_list_model_get_item_type (G_LIST_MODEL (provider)), OW_TYPE_TOOL));
 
   for (guint m = 0; m < self->members->len; m++)
     g_return_if_fail (g_array_index (self->members, Member, m).provider != provider);

@@ -28,6 +28,7 @@ view_of (OwToolRegistry *registry, OwTestTools *a, OwTestTools *b)
       OwTestTools *from = in_a == tool ? a : in_b == tool ? b : NULL;
 
       g_assert_nonnull (from);
+      g_assert_cmpstr (ow_tool_get_source (tool), ==, ow_tool_provider_get_source (OW_TOOL_PROVIDER (from)));
       g_assert_true (ow_tool_registry_get_tool (registry, i) == tool);
       g_string_append_printf (s, "%s%s/%s", s->len > 0 ? " " : "",
                               ow_tool_provider_get_source (OW_TOOL_PROVIDER (from)), name);

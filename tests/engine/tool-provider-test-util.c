@@ -12,6 +12,7 @@ struct _OwTestTool
 {
   GObject     parent_instance;
   char       *name;
+  char       *source;  /* its provider's */
   JsonObject *schema;
 };
 
@@ -30,6 +31,12 @@ static JsonObject *
 test_tool_get_schema (OwTool *tool)
 {
   return OW_TEST_TOOL (tool)->schema;
+}
+
+static const char *
+test_tool_get_source (OwTool *tool)
+{
+  return OW_TEST_TOOL (tool)->source;
 }
 
 static OwRisk
@@ -74,6 +81,7 @@ test_tool_iface_init (OwToolInterface *iface)
   iface->get_name = test_tool_get_name;
   iface->get_schema = test_tool_get_schema;
   iface->get_risk = test_tool_get_risk;
+  iface->get_source = test_tool_get_source;
   iface->get_kind = test_tool_get_kind;
   iface->call_async = test_tool_call_async;
   iface->call_finish = test_tool_call_finish;
@@ -85,6 +93,7 @@ ow_test_tool_finalize (GObject *object)
   OwTestTool *self = OW_TEST_TOOL (object);
 
   g_free (self->name);
+  g_free (self->source);
   json_object_unref (self->schema);
   G_OBJECT_CLASS (ow_test_tool_parent_class)->finalize (object);
 }
@@ -101,7 +110,7 @@ ow_test_tool_init (OwTestTool *self)
 }
 
 static OwTool *
-test_tool_new (const char *name)
+test_tool_new (const char *name, const char *source)
 {
   OwTestTool *self = g_object_new (OW_TYPE_TEST_TOOL, NULL);
   g_autofree char *schema = g_strdup_printf (
@@ -109,6 +118,7 @@ test_tool_new (const char *name)
     "\"parameters\":{\"type\":\"object\",\"properties\":{\"say\":{\"type\":\"string\"}}}}}", name);
 
   self->name = g_strdup (name);
+  self->source = g_strdup (source);
   self->schema = ow_json_object_from_string (schema, -1, NULL);
   g_assert_nonnull (self->schema);
   return OW_TOOL (self);
@@ -204,7 +214,7 @@ ow_test_tools_new (const char *source)
 OwTool *
 ow_test_tools_add (OwTestTools *self, const char *name)
 {
-  OwTool *tool = test_tool_new (name);
+  OwTool *tool = test_tool_new (name, self->source);
 
   g_ptr_array_add (self->tools, tool);
   g_list_model_items_changed (G_LIST_MODEL (self), self->tools->len - 1, 0, 1);
