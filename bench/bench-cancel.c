@@ -18,6 +18,7 @@
 #include "core/ow-agent.h"
 #include "core/ow-context.h"
 #include "ow-model-server.h"
+#include "tools/ow-builtin-tools.h"
 
 typedef struct {
   GMainLoop    *loop;
@@ -79,8 +80,11 @@ measure (const char *dir, const char *script, const char *trigger)
   const double delays[] = { 3600 };
   Probe p = { 0 };
 
-  if (provider == NULL || !ow_tool_registry_add_builtins (tools, groups, &error))
+  g_autoptr(OwBuiltinTools) builtins = ow_builtin_tools_new ();
+
+  if (provider == NULL || !ow_builtin_tools_add_groups (builtins, groups, &error))
     g_error ("setup failed: %s", error->message);
+  ow_tool_registry_add_provider (tools, OW_TOOL_PROVIDER (builtins));
   session = ow_session_new (ow_context_get_store (ctx), &spec, &error);
   agent = ow_agent_new (session, provider, "gpt-4o", tools, executor, policy, attendant, NULL);
   ow_agent_set_retry_delays (agent, delays, 1);

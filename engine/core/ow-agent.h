@@ -97,6 +97,10 @@ OwAgent      *ow_agent_new                   (OwSession      *session,
                                               OwAuditLog     *audit);
 
 OwSession    *ow_agent_get_session           (OwAgent *self);
+/* The system message a new session starts with (borrowed, may be NULL). */
+const char   *ow_agent_get_instructions      (OwAgent *self);
+/* The session's live tool registry (borrowed). */
+OwToolRegistry *ow_agent_get_tools           (OwAgent *self);
 /* The system message, added at the start of the session's history when the
  * history has none. */
 void          ow_agent_set_instructions      (OwAgent *self, const char *instructions);

@@ -15,7 +15,7 @@ typedef struct {
   const char        *id;                 /* "cowork" */
   const char        *title;              /* "Cowork" */
   const char        *summary;            /* one line for pickers */
-  const char *const *tool_groups;        /* capability groups (see ow-tool-registry.h) */
+  const char *const *tool_groups;        /* capability groups (see ow-builtin-tools.h) */
   const char        *prompt;             /* the role's system prompt */
   const char        *approval_guidance;  /* ≤ 2,400 characters, for the reviewer */
 } OwCoworker;

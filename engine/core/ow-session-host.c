@@ -4,8 +4,11 @@
  * Each loaded session is a Live: the OwSession, and — built when the first
  * turn needs them — its agent and its sandbox. The agent is dropped and
  * rebuilt when the model changes; the sandbox lives as long as the Live.
- * All asks go to the host's inbox through one inbox attendant, so answering
- * from any surface is ow_inbox_resolve() on the item, wherever it came from.
+ * Asks go to the host's inbox through one inbox attendant, so answering
+ * from any surface is ow_inbox_resolve() on the item, wherever it came from;
+ * a session set to attendance "auto" (ow_session_host_set_attendance())
+ * has its asks answered by rule instead, while the sessions beside it park
+ * theirs.
  *
  * A turn: (start the sandbox if it is not running) → ow_agent_run_message_async
  * → "turn_done". A session found with a turn that never finished (the
@@ -28,6 +31,7 @@
 #include "core/ow-agent.h"
 #include "core/ow-coworker.h"
 #include "core/ow-message.h"
+#include "core/ow-session-recipe.h"
 #include "core/ow-session-title.h"
 #include "ow-error.h"
 #include "ow-json.h"
@@ -37,7 +41,6 @@
 #include "policy/ow-safety.h"
 #include "sandbox/ow-session-sandbox.h"
 #include "store/ow-model-config.h"
-#include "tools/ow-web-tools.h"
 
 G_DEFINE_QUARK (ow-host-error-quark, ow_host_error)
 
@@ -51,6 +54,7 @@ typedef struct {
   JsonObject       *pending;     /* the user message waiting for the sandbox to start */
   char             *request;     /* its text */
   gboolean          parked;      /* its last turn stopped while an ask waited: it resumes */
+  OwAttendant      *attendant;   /* attendance "auto": answers by rule; NULL: the host's inbox attendant */
   JsonObject       *unsent;      /* the last user message whose turn could not start (no model, no key):
                                     never in the history, so Retry sends it again */
   char             *unsent_request;
@@ -94,6 +98,7 @@ live_free (Live *live)
   if (live->sandbox != NULL)
     ow_session_sandbox_stop (live->sandbox);
   g_clear_object (&live->agent);
+  g_clear_object (&live->attendant);
   g_clear_object (&live->sandbox);
   g_clear_object (&live->turn);
   g_clear_pointer (&live->pending, json_object_unref);
@@ -483,12 +488,9 @@ build_agent (Live *live, OwProvider *provider, const char *bare, GError **error)
   OwSession *session = live->session;
   const char *model = ow_session_get_model (session);
   const OwCoworker *coworker = ow_coworker_lookup (ow_session_get_coworker (session));
-  g_autoptr(OwToolRegistry) tools = NULL;
   g_autoptr(OwModelConfig) model_config = NULL;
   g_auto(OwModelSettings) settings = { 0 };
-  g_autofree char *instructions = NULL;
   g_autofree char *spill = NULL;
-  gboolean listed;
   gint64 cap = 150, result_max = 10000;
 
   if (live->agent != NULL)
@@ -498,66 +500,34 @@ build_agent (Live *live, OwProvider *provider, const char *bare, GError **error)
   if (!ensure_sandbox (live, error))
     return FALSE;
 
-  tools = ow_tool_registry_new ();
-  if (!ow_tool_registry_add_builtins (tools, coworker->tool_groups, error))
-    return FALSE;
-  listed = !g_str_equal (ow_session_sandbox_get_provider (live->sandbox), "direct")
-           && g_str_equal (ow_session_sandbox_get_network (live->sandbox), "allowlist");
-  {
-    g_autoptr(OwWebAccess) access = ow_web_access_new (ow_context_get_http (ctx),
-                                                       ow_session_sandbox_get_guard (live->sandbox),
-                                                       listed ? ow_session_sandbox_get_sites (live->sandbox) : NULL,
-                                                       ow_session_get_id (session));
-    const char *search = ow_config_get_string (ow_context_get_config (ctx), "web_search_provider");
-    if (search != NULL)
-      ow_web_access_set_search_provider (access, search);
-    ow_web_tools_register (tools, access);
-  }
-  if (listed)
-    {
-      static const char *const network_group[] = { "network", NULL };
-      if (!ow_tool_registry_add_builtins (tools, network_group, error))
-        return FALSE;
-    }
-
-  live->agent = ow_agent_new (session, provider, bare, tools, OW_EXECUTOR (live->sandbox), self->policy,
-                              self->attendant, ow_context_get_audit (ctx));
-  {
-    const OwPaths *p = ow_context_get_paths (ctx);
-    const char *dirs[] = { p->config_dir, p->state_dir, p->runtime_dir, NULL };
-    ow_agent_set_agent_dirs (live->agent, dirs);
-  }
-  if (listed)
-    ow_agent_set_sites (live->agent, ow_session_sandbox_get_sites (live->sandbox),
-                        ow_session_sandbox_get_guard (live->sandbox));
-  instructions = ow_coworker_build_instructions (coworker, ow_session_get_workspace (session),
-                                                 ow_session_get_roots (session));
-  ow_agent_set_instructions (live->agent, instructions);
   ow_config_get_int (ow_context_get_config (ctx), "max_iterations", &cap);
-  ow_agent_set_max_iterations (live->agent, (guint) CLAMP (cap, 1, G_MAXUINT));
-  ow_agent_load_retry_delays (live->agent);
   ow_config_get_int (ow_context_get_config (ctx), "tool_result_max_bytes", &result_max);
   if (!ow_context_is_isolated (ctx))
     {
       g_autofree char *path = g_build_filename (ow_context_get_paths (ctx)->config_dir, "model_config.json", NULL);
       model_config = ow_model_config_load (path, NULL);
     }
-  if (model_config != NULL && ow_model_config_lookup (model_config, model, &settings))
-    {
-      if (settings.max_output_tokens > 0)
-        ow_agent_set_max_output_tokens (live->agent, settings.max_output_tokens);
-      ow_agent_set_reasoning_effort (live->agent, settings.reasoning_effort);
-      ow_agent_set_sampling (live->agent, settings.temperature, settings.top_p, settings.context_size,
-                             settings.thinking);
-      ow_agent_set_compaction (live->agent, settings.context_size, settings.compaction_threshold_pct, 0);
-    }
   spill = g_build_filename (ow_context_get_paths (ctx)->state_dir, "tool-output", ow_session_get_id (session), NULL);
-  if (!ow_agent_set_tool_result_limit (live->agent, (gsize) MAX (result_max, 0), spill, error))
-    {
-      g_clear_object (&live->agent);
-      return FALSE;
-    }
-  return TRUE;
+  {
+    OwSessionRecipe recipe = {
+      .context = ctx,
+      .session = session,
+      .coworker = coworker,
+      .provider = provider,
+      .bare_model = bare,
+      .sandbox = live->sandbox,
+      .policy = self->policy,
+      .attendant = live->attendant != NULL ? live->attendant : self->attendant,
+      .web_search_provider = ow_config_get_string (ow_context_get_config (ctx), "web_search_provider"),
+      .max_iterations = (guint) CLAMP (cap, 1, G_MAXUINT),
+      .settings = model_config != NULL && ow_model_config_lookup (model_config, model, &settings) ? &settings : NULL,
+      .result_max = (gsize) MAX (result_max, 0),
+      .spill_dir = spill,
+    };
+
+    live->agent = ow_session_recipe_build (&recipe, error);
+  }
+  return live->agent != NULL;
 }
 
 /* auto-approve needs its reviewer; the mode can change between turns. */
@@ -581,14 +551,7 @@ reviewer_model (Live *live)
 static void
 install_reviewer (Live *live, OwProvider *provider, const char *bare)
 {
-  const OwCoworker *coworker;
-  g_autoptr(OwReviewer) reviewer = NULL;
-
-  coworker = ow_coworker_lookup (ow_session_get_coworker (live->session));
-  if (coworker == NULL)
-    coworker = ow_coworker_lookup ("cowork");
-  reviewer = ow_reviewer_new (provider, bare, 0);
-  ow_agent_set_reviewer (live->agent, reviewer, coworker->title, coworker->prompt, coworker->approval_guidance);
+  ow_session_recipe_add_reviewer (live->agent, NULL, provider, bare);
 }
 
 /* ---- Turns ---------------------------------------------------------------- */
@@ -1309,6 +1272,39 @@ ow_session_host_set_model (OwSessionHost *self, const char *session_id, const ch
   json_object_set_string_member (data, "model", model);
   json_object_set_string_member (data, "text", text);
   emit_event (live, "model_changed", data);
+  return TRUE;
+}
+
+gboolean
+ow_session_host_set_attendance (OwSessionHost *self, const char *session_id, const char *attendance, GError **error)
+{
+  Live *live = lookup (self, session_id, error);
+  gboolean by_rule;
+
+  if (live == NULL)
+    return FALSE;
+  if (g_strcmp0 (attendance, "attended") != 0 && g_strcmp0 (attendance, "inbox") != 0
+      && g_strcmp0 (attendance, "auto") != 0)
+    {
+      g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID,
+                   "Attendance \"%s\" is not one of attended, inbox or auto.", attendance != NULL ? attendance : "");
+      return FALSE;
+    }
+  if (live->turn != NULL || live->parked)
+    {
+      g_set_error_literal (error, OW_HOST_ERROR, OW_HOST_ERROR_BUSY,
+                           "Attendance can change between turns only, and not while an ask waits in the inbox.");
+      return FALSE;
+    }
+  by_rule = g_str_equal (attendance, "auto");
+  if (by_rule == (live->attendant != NULL))
+    return TRUE;
+  g_clear_object (&live->attendant);
+  if (by_rule)
+    live->attendant = ow_rule_attendant_new (g_str_equal (ow_session_get_mode (live->session),
+                                                          "dangerously-bypass-approvals"));
+  /* The agent holds its attendant: the next turn builds one with this. */
+  g_clear_object (&live->agent);
   return TRUE;
 }
 

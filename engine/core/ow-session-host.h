@@ -95,6 +95,14 @@ gboolean       ow_session_host_set_mode     (OwSessionHost *self, const char *se
                                              gboolean allow_dangerous, GError **error);
 gboolean       ow_session_host_set_model    (OwSessionHost *self, const char *session_id, const char *model,
                                              GError **error);
+/* How this session reaches a person, until it is unloaded: "attended" and
+ * "inbox" (the default) park every ask in the inbox, where every surface
+ * shows it; "auto" answers by rule (approvals that need a person are
+ * refused, questions get the fixed answer, folders are declined), for an
+ * automation run beside attended sessions. BUSY while a turn runs or an ask
+ * waits; INVALID for another value. */
+gboolean       ow_session_host_set_attendance (OwSessionHost *self, const char *session_id,
+                                               const char *attendance, GError **error);
 /* Adds a folder (recreating the session's sandbox if it has one). */
 gboolean       ow_session_host_add_root     (OwSessionHost *self, const char *session_id, const char *path,
                                              gboolean writable, GError **error);

@@ -21,6 +21,7 @@
 #include "core/ow-agent.h"
 #include "core/ow-context.h"
 #include "core/ow-coworker.h"
+#include "core/ow-session-recipe.h"
 #include "headless/ow-atif.h"
 #include "headless/ow-headless-attendant.h"
 #include "headless/ow-run-record.h"
@@ -32,7 +33,6 @@
 #include "policy/ow-inbox.h"
 #include "policy/ow-safety.h"
 #include "sandbox/ow-session-sandbox.h"
-#include "tools/ow-web-tools.h"
 
 typedef struct {
   /* command line */
@@ -818,7 +818,6 @@ run (Run *r)
   g_autoptr(OwContext) ctx = NULL;
   g_autoptr(OwProvider) provider = NULL;
   g_autoptr(OwSession) session = NULL;
-  g_autoptr(OwToolRegistry) tools = NULL;
   g_autoptr(OwSessionSandbox) sandbox = NULL;
   g_autoptr(OwPolicy) policy = NULL;
   g_autoptr(OwAttendant) attendant = NULL;
@@ -826,7 +825,6 @@ run (Run *r)
   g_autoptr(JsonArray) tool_defs = NULL;
   g_autofree char *bare = NULL;
   g_autofree char *record_dir = NULL;
-  g_autofree char *instructions = NULL;
   g_autofree char *spill = NULL;
   g_autoptr(OwModelConfig) model_config = NULL;
   g_auto(OwModelSettings) settings = { 0 };
@@ -840,7 +838,6 @@ run (Run *r)
   gboolean terminal, ok;
   const char *attendance;
   g_autoptr(OwInbox) inbox = NULL;
-  g_autoptr(OwReviewer) reviewer = NULL;
   int code;
 
   if (r->isolated)
@@ -949,13 +946,6 @@ run (Run *r)
       return OW_EXIT_CRASH;
     }
 
-  tools = ow_tool_registry_new ();
-  if (!ow_tool_registry_add_builtins (tools, coworker->tool_groups, &error))
-    {
-      say ("could not set up the tools: %s", error->message);
-      return OW_EXIT_CRASH;
-    }
-
   tty = open ("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
   terminal = tty >= 0;
   attendance = r->isolated ? NULL : ow_config_get_string (ow_context_get_config (ctx), "attendance");
@@ -1002,73 +992,61 @@ run (Run *r)
       return usage_error ("%s", error->message);
     r->sandbox = g_strdup (ow_session_sandbox_get_provider (sandbox));
   }
-  if (!r->no_web_tools)
-    {
-      /* The web tools run here, in the engine; with a sandbox's allow list
-       * they follow it (a site not on it asks first). */
-      gboolean listed = !g_str_equal (r->sandbox, "direct");
-      g_autoptr(OwWebAccess) access = ow_web_access_new (ow_context_get_http (ctx), ow_session_sandbox_get_guard (sandbox),
-                                                         listed ? ow_session_sandbox_get_sites (sandbox) : NULL,
-                                                         ow_session_get_id (session));
-      const char *search = r->isolated ? NULL : ow_config_get_string (ow_context_get_config (ctx), "web_search_provider");
-      if (search != NULL)
-        ow_web_access_set_search_provider (access, search);
-      ow_web_tools_register (tools, access);
-      r->web_tools = TRUE;
-    }
-  if (!g_str_equal (r->sandbox, "direct") && g_str_equal (ow_session_sandbox_get_network (sandbox), "allowlist"))
-    {
-      static const char *const network_group[] = { "network", NULL };
-      if (!ow_tool_registry_add_builtins (tools, network_group, &error))
-        return usage_error ("%s", error->message);
-    }
-  tool_defs = ow_tool_registry_dup_definitions (tools);
   policy = ow_policy_new (ow_context_get_config (ctx), ow_context_get_store (ctx), &error);
   if (policy == NULL)
     return usage_error ("%s", error->message);
-  agent = ow_agent_new (session, provider, bare, tools, OW_EXECUTOR (sandbox), policy, attendant, ow_context_get_audit (ctx));
-  if (!g_str_equal (r->sandbox, "direct") && g_str_equal (ow_session_sandbox_get_network (sandbox), "allowlist"))
-    ow_agent_set_sites (agent, ow_session_sandbox_get_sites (sandbox), ow_session_sandbox_get_guard (sandbox));
-  {
-    const OwPaths *p = ow_context_get_paths (ctx);
-    const char *dirs[] = { p->config_dir, p->state_dir, p->runtime_dir, NULL };
-    ow_agent_set_agent_dirs (agent, dirs);
-  }
-  if (g_str_equal (r->mode, "auto-approve"))
-    {
-      /* The reviewer: reviewer_model from config, else the run's own model. */
-      const char *reviewer_model = r->isolated ? NULL : ow_config_get_string (ow_context_get_config (ctx), "reviewer_model");
-      g_autofree char *reviewer_bare = NULL;
-      g_autoptr(OwProvider) reviewer_provider = ow_context_create_provider (ctx, reviewer_model != NULL ? reviewer_model : model,
-                                                                           &reviewer_bare, NULL, &error);
-      if (reviewer_provider == NULL)
-        return usage_error ("the reviewer model cannot be used: %s", error->message);
-      reviewer = ow_reviewer_new (reviewer_provider, reviewer_bare, 0);
-      ow_agent_set_reviewer (agent, reviewer, coworker->title, coworker->prompt, coworker->approval_guidance);
-    }
-  instructions = ow_coworker_build_instructions (coworker, r->workspace_abs, ow_session_get_roots (session));
-  ow_agent_set_instructions (agent, instructions);
-  ow_agent_set_max_iterations (agent, (guint) CLAMP (iterations_cap, 1, G_MAXUINT));
   /* Saved per-model settings apply unless a flag on the run says otherwise. */
   ow_model_config_lookup (model_config, model, &settings);
   if (r->max_output_tokens <= 0 && settings.max_output_tokens > 0)
     r->max_output_tokens = settings.max_output_tokens;
   if (r->reasoning_effort == NULL && settings.reasoning_effort != NULL)
     r->reasoning_effort = g_strdup (settings.reasoning_effort);
-  if (r->max_output_tokens > 0)
-    ow_agent_set_max_output_tokens (agent, r->max_output_tokens);
-  ow_agent_set_reasoning_effort (agent, r->reasoning_effort);
-  ow_agent_set_sampling (agent, settings.temperature, settings.top_p, settings.context_size, settings.thinking);
-  ow_agent_set_compaction (agent, settings.context_size, settings.compaction_threshold_pct, 0);
+  spill = g_build_filename (record_dir, "tool-output", NULL);
+  {
+    OwSessionRecipe recipe = {
+      .context = ctx,
+      .session = session,
+      .coworker = coworker,
+      .provider = provider,
+      .bare_model = bare,
+      .sandbox = sandbox,
+      .policy = policy,
+      .attendant = attendant,
+      .no_web_tools = r->no_web_tools,
+      .web_search_provider = r->isolated ? NULL : ow_config_get_string (ow_context_get_config (ctx),
+                                                                         "web_search_provider"),
+      .max_iterations = (guint) CLAMP (iterations_cap, 1, G_MAXUINT),
+      .settings = &settings,
+      .max_output_tokens = r->max_output_tokens,
+      .reasoning_effort = r->reasoning_effort,
+      .provider_order = r->provider_order,
+      .result_max = (gsize) result_max,
+      .spill_dir = spill,
+    };
+
+    agent = ow_session_recipe_build (&recipe, &error);
+    if (agent == NULL)
+      {
+        say ("could not set up the agent: %s", error->message);
+        return OW_EXIT_CRASH;
+      }
+  }
+  r->web_tools = !r->no_web_tools;
+  tool_defs = ow_tool_registry_dup_definitions (ow_agent_get_tools (agent));
+  if (g_str_equal (r->mode, "auto-approve"))
+    {
+      /* The reviewer: reviewer_model from config, else the run's own model. */
+      const char *reviewer_model = r->isolated ? NULL : ow_config_get_string (ow_context_get_config (ctx), "reviewer_model");
+
+      g_autofree char *reviewer_bare = NULL;
+      g_autoptr(OwProvider) reviewer_provider = ow_context_create_provider (ctx, reviewer_model != NULL ? reviewer_model : model,
+                                                                           &reviewer_bare, NULL, &error);
+      if (reviewer_provider == NULL)
+        return usage_error ("the reviewer model cannot be used: %s", error->message);
+      ow_session_recipe_add_reviewer (agent, coworker, reviewer_provider, reviewer_bare);
+    }
   r->context_size = settings.context_size;
   r->compaction_trigger = ow_agent_get_compaction_trigger (agent);
-  ow_agent_set_provider_order (agent, r->provider_order);
-  spill = g_build_filename (record_dir, "tool-output", NULL);
-  if (!ow_agent_set_tool_result_limit (agent, (gsize) result_max, spill, &error))
-    {
-      say ("could not prepare %s: %s", spill, error->message);
-      return OW_EXIT_CRASH;
-    }
   /* The wall is built for the folders the agent ended up with (the spill
    * folder included), and proved before the first model call. */
   if (!g_str_equal (r->sandbox, "direct"))
@@ -1091,8 +1069,6 @@ run (Run *r)
     say ("WARNING: commands run without the command guard: %s. Only the safety checks' parser protects files "
          "outside the session's folders; `openworker machine sandbox status` says what is missing.",
          r->enforcement);
-  ow_agent_load_retry_delays (agent);
-
   g_signal_connect (session, "event", G_CALLBACK (on_session_event_cb), r);
   g_signal_connect (agent, "model-call", G_CALLBACK (on_model_call_cb), r);
 

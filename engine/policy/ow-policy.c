@@ -257,7 +257,8 @@ void
 ow_policy_decide (OwPolicy *self, const OwPolicyCall *call, OwDecision *out)
 {
   const char *mode = ow_approval_mode_canonical (call->mode);
-  OwRuleCall rc = { .tool = call->tool, .args = call->args, .workspace = call->workspace };
+  OwRuleCall rc = { .tool = call->tool, .args = call->args, .workspace = call->workspace,
+                    .target_arg = call->target_arg };
 
   memset (out, 0, sizeof *out);
   out->safety_reasons = g_ptr_array_new_with_free_func (g_free);

@@ -55,6 +55,7 @@ typedef struct {
   const char            *tool;
   OwRisk                 risk;
   JsonObject            *args;
+  const char            *target_arg;       /* the tool's target argument (ow_tool_get_target_argument), or NULL */
   const char            *workspace;        /* the session's primary folder */
   gboolean               tool_granted;     /* the session holds a grant for this tool */
   gboolean               command_granted;  /* run_shell: a grant for this exact command */

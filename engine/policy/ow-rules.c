@@ -47,11 +47,15 @@ static const struct {
   { "whatsapp_send_template", "to" },
 };
 
+/* The tool's own word first (an MCP or connector tool names its target
+ * argument), then the table. */
 static const char *
-target_arg_of (const char *tool)
+target_arg_of (const OwRuleCall *call)
 {
+  if (call->target_arg != NULL)
+    return call->target_arg;
   for (gsize i = 0; i < G_N_ELEMENTS (target_args); i++)
-    if (g_str_equal (target_args[i].tool, tool))
+    if (g_str_equal (target_args[i].tool, call->tool))
       return target_args[i].arg;
   return "target";
 }
@@ -361,7 +365,7 @@ ow_rule_matches (const OwRule *rule, const OwRuleCall *call)
     case MATCH_TARGET:
     default:
       {
-        const char *target = ow_json_get_string (call->args, target_arg_of (call->tool));
+        const char *target = ow_json_get_string (call->args, target_arg_of (call));
         return target != NULL && g_str_equal (target, rule->pattern);
       }
     }
@@ -521,7 +525,7 @@ ow_rule_suggest (const OwRuleCall *call)
       return g_strdup_printf ("%s:%s", call->tool, (char *) g_ptr_array_index (paths, 0));
     }
   {
-    const char *target = ow_json_get_string (call->args, target_arg_of (call->tool));
+    const char *target = ow_json_get_string (call->args, target_arg_of (call));
     if (target != NULL)
       return g_strdup_printf ("%s:%s", call->tool, target);
   }
@@ -787,7 +791,7 @@ ow_rule_set_match (OwRuleSet *set, const OwRuleCall *call, const char **rule_tex
     }
 
   {
-    const char *target = ow_json_get_string (call->args, target_arg_of (call->tool));
+    const char *target = ow_json_get_string (call->args, target_arg_of (call));
     if (target == NULL)
       return NULL;
     return check_bucket (set, lookup_key (set, "target", call->tool, target, -1), call, rule_text);

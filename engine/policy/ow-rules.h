@@ -49,6 +49,7 @@ typedef struct {
   const char      *tool;
   JsonObject      *args;
   const char      *workspace;    /* relative paths and patterns resolve here */
+  const char      *target_arg;   /* the argument naming the call's target, as the tool says, or NULL */
   OwRuleCallCache *cache;        /* NULL until first used */
 } OwRuleCall;
 

@@ -1,13 +1,14 @@
 /* ow-tool-registry.h: the tools offered to the model in one session.
  *
- * The built-in set is assembled per coworker from capability groups (the
- * original's catalog: files, code_files, git, search, shell, todo) plus the
- * interaction tools; a run may leave out the web tools. The registry keeps
- * them in offer order and hands the model their function schemas.
+ * A registry is the live aggregate of the session's tool providers (the
+ * built-ins, each MCP server, each connected account): a GListModel of
+ * OwTool, ordered by source, then name, that follows its providers'
+ * items-changed. The agent reads it at every model call, so a tool a
+ * provider adds or removes is offered, or gone, from the next call on.
  */
 #pragma once
 
-#include "tools/ow-tool.h"
+#include "tools/ow-tool-provider.h"
 
 G_BEGIN_DECLS
 
@@ -15,19 +16,19 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (OwToolRegistry, ow_tool_registry, OW, TOOL_REGISTRY, GObject)
 
 OwToolRegistry *ow_tool_registry_new             (void);
-void            ow_tool_registry_add             (OwToolRegistry *self, OwTool *tool);
+/* Adds @provider (once); its tools join the view at once. */
+void            ow_tool_registry_add_provider    (OwToolRegistry *self,
+                                                  OwToolProvider *provider);
+void            ow_tool_registry_remove_provider (OwToolRegistry *self,
+                                                  OwToolProvider *provider);
+/* The tool offered under @name, or NULL. Borrowed: valid until the
+ * registry changes (take a reference to keep it across a main-loop turn). */
 OwTool         *ow_tool_registry_lookup          (OwToolRegistry *self, const char *name);
 guint           ow_tool_registry_get_n_tools     (OwToolRegistry *self);
+/* Borrowed, as ow_tool_registry_lookup(). */
 OwTool         *ow_tool_registry_get_tool        (OwToolRegistry *self, guint index);
 /* The function schemas, in offer order (a new array of references). */
 JsonArray      *ow_tool_registry_dup_definitions (OwToolRegistry *self);
-
-/* Adds the built-in tools of the capability groups in @groups
- * ("files", "code_files", "git", "search", "shell", "todo", "interaction").
- * Unknown group names fail. */
-gboolean        ow_tool_registry_add_builtins    (OwToolRegistry     *self,
-                                                  const char *const  *groups,
-                                                  GError            **error);
 
 /* Bounds a tool result for the model: when @text is longer than @max_bytes
  * (0 = unbounded) the full text is written to @spill_dir/<call_id>.txt and

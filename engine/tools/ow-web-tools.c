@@ -1509,19 +1509,20 @@ web_tool_get_kind (OwTool *tool)
 }
 
 static void
-web_tool_execute_async (OwTool              *tool,
-                        const OwToolContext *context,
-                        JsonObject          *args,
-                        const char          *args_text,
-                        GCancellable        *cancellable,
-                        GAsyncReadyCallback  callback,
-                        gpointer             user_data)
+web_tool_call_async (OwTool              *tool,
+                     const OwToolContext *context,
+                     JsonObject          *args,
+                     GCancellable        *cancellable,
+                     OwToolProgressFunc   progress,
+                     gpointer             progress_data,
+                     GAsyncReadyCallback  callback,
+                     gpointer             user_data)
 {
   OwWebTool *self = OW_WEB_TOOL (tool);
   GTask *task = g_task_new (tool, cancellable, callback, user_data);
   g_autoptr(JsonObject) empty = NULL;
 
-  g_task_set_source_tag (task, web_tool_execute_async);
+  g_task_set_source_tag (task, web_tool_call_async);
   /* A stop is reported by the tool itself, as an "interrupted" result. */
   g_task_set_check_cancellable (task, FALSE);
   if (args == NULL)
@@ -1535,9 +1536,9 @@ web_tool_execute_async (OwTool              *tool,
 }
 
 static OwToolResult *
-web_tool_execute_finish (OwTool        *tool,
-                         GAsyncResult  *result,
-                         GError       **error)
+web_tool_call_finish (OwTool        *tool,
+                      GAsyncResult  *result,
+                      GError       **error)
 {
   return g_task_propagate_pointer (G_TASK (result), error);
 }
@@ -1549,8 +1550,8 @@ web_tool_iface_init (OwToolInterface *iface)
   iface->get_schema = web_tool_get_schema;
   iface->get_risk = web_tool_get_risk;
   iface->get_kind = web_tool_get_kind;
-  iface->execute_async = web_tool_execute_async;
-  iface->execute_finish = web_tool_execute_finish;
+  iface->call_async = web_tool_call_async;
+  iface->call_finish = web_tool_call_finish;
 }
 
 static void
@@ -1589,17 +1590,17 @@ web_tool_new (WebToolKind  kind,
 }
 
 void
-ow_web_tools_register (OwToolRegistry *registry,
-                       OwWebAccess    *access)
+ow_web_tools_add (OwBuiltinTools *tools,
+                  OwWebAccess    *access)
 {
   g_autoptr(OwTool) fetch = NULL;
   g_autoptr(OwTool) search = NULL;
 
-  g_return_if_fail (OW_IS_TOOL_REGISTRY (registry));
+  g_return_if_fail (OW_IS_BUILTIN_TOOLS (tools));
   g_return_if_fail (access != NULL);
 
   fetch = web_tool_new (WEB_FETCH, access);
   search = web_tool_new (WEB_SEARCH, access);
-  ow_tool_registry_add (registry, search);
-  ow_tool_registry_add (registry, fetch);
+  ow_builtin_tools_add (tools, search);
+  ow_builtin_tools_add (tools, fetch);
 }

@@ -18,7 +18,7 @@
 
 #include "net/ow-address-guard.h"
 #include "net/ow-http-client.h"
-#include "tools/ow-tool-registry.h"
+#include "tools/ow-builtin-tools.h"
 
 G_BEGIN_DECLS
 
@@ -50,8 +50,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (OwWebAccess, ow_web_access_unref)
 /* The variables the keyed search services' keys are read from. */
 const char *const *ow_web_search_key_names (void);
 
-/* Adds web_fetch and web_search (risk READ) to @registry. */
-void         ow_web_tools_register (OwToolRegistry *registry,
+/* Adds web_search and web_fetch (risk READ) to @tools. */
+void         ow_web_tools_add      (OwBuiltinTools *tools,
                                     OwWebAccess    *access);
 
 /* The visible text of an HTML document: script, style, noscript, svg,

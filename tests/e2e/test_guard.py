@@ -155,9 +155,13 @@ class GuardRun(RunTestCase):
         r = self.run_ow(["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "x"], env)
         self.assertEqual(r.code, 0, r.stderr)
         res = self.results(r)
-        for cid in ("p1", "p2", "p3"):
+        for cid in ("p1", "p2"):
             self.assertIn("exit_code", res[cid], res[cid])
             self.assertNotIn("aGVsbG8", res[cid]["output"], f"{cid} ran the floored program: {res[cid]}")
+        # find -exec is one the parser reads now (policy: floors see what
+        # find -exec runs), so the floor refuses it before the kernel has to.
+        self.assertNotIn("exit_code", res["p3"], res["p3"])
+        self.assertIn('hard floor "run_shell:base64"', res["p3"]["reason"])
         self.assertNotIn("alice", res["r1"].get("output", ""), res["r1"])
         self.assertIn("0000000", res["k1"]["output"])
         self.assertIn("readable", res["k2"]["output"])

@@ -12,6 +12,8 @@
 #include "core/ow-context.h"
 #include "ow-model-server.h"
 #include "policy/ow-attendant.h"
+#include "tool-provider-test-util.h"
+#include "tools/ow-builtin-tools.h"
 #include "tools/ow-shell-result.h"
 
 typedef struct {
@@ -21,6 +23,7 @@ typedef struct {
   OwModelServer *server;
   OwSession     *session;
   OwAgent       *agent;
+  OwToolRegistry *tools;    /* the agent's registry */
   GMainLoop     *loop;
   OwTurnResult  *result;
   GCancellable  *cancellable;
@@ -59,6 +62,7 @@ fixture_teardown (Fixture *f, gconstpointer data)
   g_autofree char *cmd = g_strdup_printf ("rm -rf '%s'", f->dir);
 
   g_clear_object (&f->agent);
+  g_clear_object (&f->tools);
   g_clear_object (&f->session);
   g_clear_object (&f->server);
   g_clear_object (&f->ctx);
@@ -129,7 +133,9 @@ start (Fixture *f, const char *script, const char *mode, OwAttendant *attendant)
   provider = ow_provider_catalog_create (ow_provider_catalog_lookup ("openai"), &overrides, envp,
                                          ow_context_get_http (f->ctx), &error);
   g_assert_no_error (error);
-  g_assert_true (ow_tool_registry_add_builtins (tools, groups, &error));
+  g_autoptr(OwBuiltinTools) builtins = ow_builtin_tools_new ();
+  g_assert_true (ow_builtin_tools_add_groups (builtins, groups, &error));
+  ow_tool_registry_add_provider (tools, OW_TOOL_PROVIDER (builtins));
   f->session = ow_session_new (ow_context_get_store (f->ctx), &spec, &error);
   g_assert_no_error (error);
   executor = ow_executor_direct_new (f->ws);
@@ -137,6 +143,7 @@ start (Fixture *f, const char *script, const char *mode, OwAttendant *attendant)
     attendant = rule = ow_rule_attendant_new (FALSE);
   f->agent = ow_agent_new (f->session, provider, "gpt-4o", tools, executor, policy, attendant,
                            ow_context_get_audit (f->ctx));
+  f->tools = g_object_ref (tools);
   ow_agent_set_instructions (f->agent, "You are a test.");
   ow_agent_set_retry_delays (f->agent, delays, G_N_ELEMENTS (delays));
   g_signal_connect (f->session, "event", G_CALLBACK (on_event_cb), f);
@@ -713,6 +720,103 @@ test_compaction_falls_back_to_trimming (Fixture *f, gconstpointer data)
 }
 
 /* What the model reads of a shell record: only what is not the usual. */
+/* The names of the tools request @i offered, space-separated. */
+static char *
+offered_tools (Fixture *f, guint i)
+{
+  JsonArray *reqs = ow_model_server_get_requests (f->server);
+  JsonObject *body = json_object_get_object_member (json_array_get_object_element (reqs, i), "body");
+  JsonArray *tools = json_object_get_array_member (body, "tools");
+  GString *s = g_string_new (NULL);
+
+  for (guint t = 0; t < json_array_get_length (tools); t++)
+    {
+      JsonObject *fn = json_object_get_object_member (json_array_get_object_element (tools, t), "function");
+      g_string_append_printf (s, "%s%s", t > 0 ? " " : "", json_object_get_string_member (fn, "name"));
+    }
+  return g_string_free (s, FALSE);
+}
+
+typedef struct {
+  OwTestTools *mcp;
+  gboolean     added;
+  gboolean     removed;
+} ChangeTools;
+
+/* Adds read_note while the first reply's call runs, and takes it away
+ * once it has been called. */
+static void
+on_event_change_tools_cb (OwSession *session, OwEvent *event, gpointer user_data)
+{
+  ChangeTools *ct = user_data;
+  const char *name = event->data != NULL ? json_object_get_string_member_with_default (event->data, "name", "") : "";
+
+  if (g_str_equal (event->type, "tool_started") && g_str_equal (name, "todo_write") && !ct->added)
+    {
+      ow_test_tools_add (ct->mcp, "read_note");
+      ct->added = TRUE;
+    }
+  else if (g_str_equal (event->type, "tool_finished") && g_str_equal (name, "read_note") && !ct->removed)
+    {
+      ow_test_tools_remove (ct->mcp, "read_note");
+      ct->removed = TRUE;
+    }
+}
+
+/* A provider that gains a tool mid-turn has it offered at the next model
+ * call, and the loop runs it like any other; once the provider drops it,
+ * the next call no longer offers it, and a call of it is an unknown tool. */
+static void
+test_tools_change_between_calls (Fixture *f, gconstpointer data)
+{
+  g_autoptr(OwTestTools) mcp = ow_test_tools_new ("mcp:notes");
+  ChangeTools ct = { mcp, FALSE, FALSE };
+  g_autofree char *first = NULL, *second = NULL, *third = NULL, *fourth = NULL;
+  JsonObject *result;
+
+  start (f,
+         "{\"turns\":["
+         " {\"tool_calls\":[{\"id\":\"c1\",\"name\":\"todo_write\",\"arguments\":{\"todos\":[]}}]},"
+         " {\"tool_calls\":[{\"id\":\"c2\",\"name\":\"read_note\",\"arguments\":{\"say\":\"hi\"}}]},"
+         " {\"tool_calls\":[{\"id\":\"c3\",\"name\":\"read_note\",\"arguments\":{\"say\":\"again\"}}]},"
+         " {\"text\":\"done\"}"
+         "]}", "bypass-approvals", NULL);
+  ow_tool_registry_add_provider (f->tools, OW_TOOL_PROVIDER (mcp));
+  g_signal_connect (f->session, "event", G_CALLBACK (on_event_change_tools_cb), &ct);
+  run (f, "go");
+
+  g_assert_cmpint (f->result->outcome, ==, OW_OUTCOME_COMPLETED);
+  g_assert_true (ct.added);
+  g_assert_true (ct.removed);
+  first = offered_tools (f, 0);
+  second = offered_tools (f, 1);
+  third = offered_tools (f, 2);
+  fourth = offered_tools (f, 3);
+  /* The built-ins by name, then the provider's. */
+  g_assert_cmpstr (first, ==, "apply_patch ask_user grep list_files read_file replace_in_file request_directory "
+                              "run_shell shell_task_kill shell_task_output todo_write write_file");
+  g_assert_cmpstr (second, ==, "apply_patch ask_user grep list_files read_file replace_in_file request_directory "
+                               "run_shell shell_task_kill shell_task_output todo_write write_file read_note");
+  g_assert_cmpstr (third, ==, first);
+  g_assert_cmpstr (fourth, ==, first);
+
+  /* It ran, with its arguments, while it was offered… */
+  result = ow_json_object_from_string (json_object_get_string_member (message (f, 5), "content"), -1, NULL);
+  g_assert_nonnull (result);
+  g_assert_cmpstr (json_object_get_string_member (result, "tool"), ==, "read_note");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (result, "args"), "say"), ==, "hi");
+  json_object_unref (result);
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_finished", 1)->data, "status"), ==, "ok");
+  /* Its progress reached the event stream, under its call. */
+  g_assert_cmpuint (count_events (f, "tool_progress"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_progress", 0)->data, "call_id"), ==, "c2");
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_progress", 0)->data, "message"), ==, "halfway");
+  /* …and not after it was gone. */
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_finished", 2)->data, "status"), ==, "error");
+  g_assert_nonnull (strstr (json_object_get_string_member (message (f, 7), "content"), "unknown tool: read_note"));
+  assert_every_call_answered (f);
+}
+
 static void
 test_shell_result_lean (void)
 {
@@ -769,6 +873,7 @@ main (int argc, char **argv)
   ADD ("compaction-overflow", test_compaction_on_overflow);
   ADD ("compaction-overflow-nothing", test_overflow_with_nothing_to_compact);
   ADD ("compaction-trimming", test_compaction_falls_back_to_trimming);
+  ADD ("tools-change-between-calls", test_tools_change_between_calls);
 #undef ADD
   return g_test_run ();
 }

@@ -199,6 +199,71 @@ test_approval_answered_through_the_host (Fixture *f, gconstpointer data)
   g_assert_cmpuint (f->list_changes - changes, ==, 4);
 }
 
+/* Attendance is the session's: a session set to "auto" has its question
+ * answered by rule and finishes, while the attended session beside it, in
+ * the same host, parks the same question in the inbox. */
+static void
+test_attendance_per_session (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSession) automation = NULL;
+  g_autoptr(OwSession) attended = NULL;
+  g_autoptr(GPtrArray) pending = NULL;
+  const char *auto_id, *person_id;
+  guint done, asked;
+  JsonObject *tool_msg = NULL;
+
+  serve (f, "{\"turns\":["
+            " {\"tool_calls\":[{\"id\":\"q1\",\"name\":\"ask_user\",\"arguments\":{\"question\":\"Which city?\"}}]},"
+            " {\"text\":\"went on\"},"
+            " {\"tool_calls\":[{\"id\":\"q2\",\"name\":\"ask_user\",\"arguments\":{\"question\":\"Which city?\"}}]}"
+            "]}");
+  automation = new_session (f, f->ws, "ask");
+  attended = new_session (f, f->ws, "ask");
+  auto_id = ow_session_get_id (automation);
+  person_id = ow_session_get_id (attended);
+
+  g_assert_false (ow_session_host_set_attendance (f->host, auto_id, "sometimes", &error));
+  g_assert_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_true (ow_session_host_set_attendance (f->host, auto_id, "auto", &error));
+  g_assert_no_error (error);
+  g_assert_true (ow_session_host_set_attendance (f->host, person_id, "attended", &error));
+  g_assert_no_error (error);
+
+  g_assert_true (ow_session_host_send (f->host, auto_id, "go", NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (ow_session_host_set_attendance (f->host, auto_id, "inbox", &error));
+  g_assert_error (error, OW_HOST_ERROR, OW_HOST_ERROR_BUSY);
+  g_clear_error (&error);
+  done = wait_for (f, auto_id, "turn_done", 0);
+  for (guint i = 0; i < g_list_model_get_n_items (G_LIST_MODEL (automation)); i++)
+    {
+      JsonObject *m = ow_session_get_message_json (automation, i);
+      if (g_strcmp0 (ow_json_get_string (m, "role"), "tool") == 0)
+        tool_msg = m;
+    }
+  g_assert_nonnull (tool_msg);
+  g_assert_nonnull (strstr (ow_json_get_string (tool_msg, "content"), OW_AUTO_ANSWER));
+  pending = ow_inbox_list (ow_session_host_get_inbox (f->host), TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pending->len, ==, 0);
+  g_clear_pointer (&pending, g_ptr_array_unref);
+
+  /* Positive control: the same question in the attended session waits for
+   * a person, in the inbox. */
+  g_assert_true (ow_session_host_send (f->host, person_id, "go", NULL, &error));
+  g_assert_no_error (error);
+  asked = wait_for (f, person_id, "question_requested", done);
+  g_assert_cmpstr (ow_json_get_string (event_at (f, asked)->data, "call_id"), ==, "q2");
+  pending = ow_inbox_list (ow_session_host_get_inbox (f->host), TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pending->len, ==, 1);
+  g_assert_true (ow_session_host_is_running (f->host, person_id));
+  ow_session_host_interrupt (f->host, person_id);
+  wait_for (f, person_id, "turn_done", asked);
+}
+
 static void
 test_scratch_folder_and_interrupt (Fixture *f, gconstpointer data)
 {
@@ -655,6 +720,7 @@ main (int argc, char **argv)
   g_setenv ("OPENWORKER_AUTO_TITLE", "0", TRUE);
   g_test_add ("/host/title", Fixture, NULL, setup, test_title_from_the_model, teardown);
   g_test_add ("/host/approval", Fixture, NULL, setup, test_approval_answered_through_the_host, teardown);
+  g_test_add ("/host/attendance-per-session", Fixture, NULL, setup, test_attendance_per_session, teardown);
   g_test_add ("/host/scratch-and-interrupt", Fixture, NULL, setup, test_scratch_folder_and_interrupt, teardown);
   g_test_add ("/host/scratch-writable", Fixture, NULL, setup, test_scratch_folder_is_writable, teardown);
   g_test_add ("/host/live-changes", Fixture, NULL, setup, test_live_changes, teardown);

@@ -274,7 +274,7 @@ on_tool_done_cb (GObject      *source,
   RunWait *w = user_data;
   g_autoptr(GError) error = NULL;
 
-  w->result = ow_tool_execute_finish (OW_TOOL (source), result, &error);
+  w->result = ow_tool_call_finish (OW_TOOL (source), result, &error);
   g_assert_no_error (error);
   w->done = TRUE;
 }
@@ -288,7 +288,7 @@ run_tool_full (OwWebAccess  *access,
                GCancellable *cancellable,
                OwToolStatus *status)
 {
-  g_autoptr(OwToolRegistry) registry = ow_tool_registry_new ();
+  g_autoptr(OwBuiltinTools) registry = ow_builtin_tools_new ();
   g_autoptr(JsonNode) args = json_from_string (args_json, NULL);
   g_autoptr(JsonNode) out = NULL;
   OwToolContext context = { NULL, NULL, NULL };
@@ -296,12 +296,13 @@ run_tool_full (OwWebAccess  *access,
   OwTool *tool;
   JsonObject *obj;
 
-  ow_web_tools_register (registry, access);
-  tool = ow_tool_registry_lookup (registry, name);
+  ow_web_tools_add (registry, access);
+  tool = ow_tool_provider_lookup (OW_TOOL_PROVIDER (registry), name);
   g_assert_nonnull (tool);
+  g_object_unref (tool);  /* the provider keeps it */
   g_assert_cmpint (ow_tool_get_risk (tool), ==, OW_RISK_READ);
-  ow_tool_execute_async (tool, &context, json_node_get_object (args), args_json, cancellable,
-                         on_tool_done_cb, &w);
+  ow_tool_call_async (tool, &context, json_node_get_object (args), cancellable, NULL, NULL,
+                      on_tool_done_cb, &w);
   spin_until (&w.done);
   out = json_from_string (w.result->text, NULL);
   g_assert_nonnull (out);
@@ -584,16 +585,17 @@ test_fetch_cancelled (Fixture       *f,
                       gconstpointer  data)
 {
   g_autoptr(OwWebAccess) access = ow_web_access_new (f->client, f->guard, f->sites, "s1");
-  g_autoptr(OwToolRegistry) registry = ow_tool_registry_new ();
+  g_autoptr(OwBuiltinTools) registry = ow_builtin_tools_new ();
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autofree char *args_json = g_strdup_printf ("{\"url\":\"%s/hang\"}", f->base);
   g_autoptr(JsonNode) args = json_from_string (args_json, NULL);
   OwToolContext context = { NULL, NULL, NULL };
   RunWait w = { NULL, FALSE };
 
-  ow_web_tools_register (registry, access);
-  ow_tool_execute_async (ow_tool_registry_lookup (registry, "web_fetch"), &context, json_node_get_object (args),
-                         args_json, cancellable, on_tool_done_cb, &w);
+  ow_web_tools_add (registry, access);
+  g_autoptr(OwTool) fetch = ow_tool_provider_lookup (OW_TOOL_PROVIDER (registry), "web_fetch");
+  ow_tool_call_async (fetch, &context, json_node_get_object (args), cancellable, NULL, NULL,
+                      on_tool_done_cb, &w);
   /* Cancelled once the server holds the request: the call ends at once. */
   spin_until (&f->web.hanging);
   g_cancellable_cancel (cancellable);
