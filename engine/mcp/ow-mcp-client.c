@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "mcp/ow-jsonrpc.h"
+#include "mcp/ow-mcp-http.h"
 #include "mcp/ow-mcp-schema.h"
 #include "mcp/ow-mcp-stdio.h"
 #include "ow-error.h"
@@ -109,7 +110,9 @@ struct _OwMcpClient
   JsonObject  *server_caps;
 
   /* the connection */
-  OwMcpStdio  *conn;            /* owned; NULL when none runs */
+  OwMcpStdio  *conn;            /* stdio: owned; NULL when none runs */
+  OwMcpHttp   *http;            /* streamable HTTP: owned; NULL when none runs */
+  char        *auth_challenge;  /* the last 401's WWW-Authenticate, or NULL */
   guint        generation;      /* bumped for every connection */
   gint64       next_id;
   GHashTable  *pending;         /* gint64 id → Pending (owned) */
@@ -174,6 +177,22 @@ set_last_error (OwMcpClient *self,
   g_free (self->last_error);
   self->last_error = g_strdup (message);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LAST_ERROR]);
+}
+
+static gboolean
+has_conn (OwMcpClient *self)
+{
+  return self->conn != NULL || self->http != NULL;
+}
+
+static void
+conn_send (OwMcpClient *self,
+           const char  *line)
+{
+  if (self->conn != NULL)
+    ow_mcp_stdio_send (self->conn, line);
+  else if (self->http != NULL)
+    ow_mcp_http_send (self->http, line);
 }
 
 /* @message with the end of the server's stderr appended, when it has one. */
@@ -263,8 +282,7 @@ send_notification (OwMcpClient *self,
 {
   g_autofree char *line = ow_jsonrpc_encode_notification (method, params);
 
-  if (self->conn != NULL)
-    ow_mcp_stdio_send (self->conn, line);
+  conn_send (self, line);
 }
 
 static void
@@ -373,7 +391,7 @@ send_request (OwMcpClient  *self,
   p->hard_deadline = g_get_monotonic_time () + (gint64) MAX (max_ms, p->timeout_ms) * 1000;
   g_hash_table_insert (self->pending, &p->id, p);
   line = ow_jsonrpc_encode_request (p->id, method, params);
-  ow_mcp_stdio_send (self->conn, line);
+  conn_send (self, line);
   pending_arm (p);
   return p;
 }
@@ -399,7 +417,7 @@ answer_error (OwMcpClient *self,
 {
   g_autofree char *line = ow_jsonrpc_encode_error (id, code, message, NULL);
 
-  ow_mcp_stdio_send (self->conn, line);
+  conn_send (self, line);
 }
 
 static void
@@ -410,7 +428,7 @@ answer_result (OwMcpClient *self,
   g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), result);
   g_autofree char *line = ow_jsonrpc_encode_result (id, node);
 
-  ow_mcp_stdio_send (self->conn, line);
+  conn_send (self, line);
 }
 
 static void
@@ -626,6 +644,40 @@ static const OwMcpStdioCallbacks conn_callbacks = {
   on_conn_closed,
 };
 
+static void
+on_http_request_failed (gint64        id,
+                        const GError *error,
+                        gpointer      user_data)
+{
+  OwMcpClient *self = user_data;
+  Pending *p = g_hash_table_lookup (self->pending, &id);
+
+  set_last_error (self, error->message);
+  if (p != NULL)
+    pending_complete (p, NULL, (GError *) error);
+}
+
+static void
+on_http_auth_required (const char *www_authenticate,
+                       gpointer    user_data)
+{
+  OwMcpClient *self = user_data;
+
+  g_free (self->auth_challenge);
+  self->auth_challenge = g_strdup (www_authenticate);
+  /* Signing in is a person's act (net/ow-oauth.c); until then the server
+   * is of no use, whether it asked during start or later. */
+  if (self->status == OW_MCP_STATUS_READY)
+    set_status (self, OW_MCP_STATUS_AUTH_REQUIRED);
+}
+
+static const OwMcpHttpCallbacks http_callbacks = {
+  on_conn_line,
+  on_conn_closed,
+  on_http_request_failed,
+  on_http_auth_required,
+};
+
 /* ---- Tools listing ---------------------------------------------------- */
 
 static OwMcpTool *
@@ -767,7 +819,7 @@ list_page (OwMcpClient *self,
 static void
 list_tools (OwMcpClient *self)
 {
-  if (self->conn == NULL)
+  if (!has_conn (self))
     return;
   self->list_dirty = FALSE;
   g_clear_pointer (&self->listing, g_ptr_array_unref);
@@ -803,6 +855,7 @@ drop_connection (OwMcpClient *self)
   self->list_dirty = FALSE;
   g_clear_pointer (&self->listing, g_ptr_array_unref);
   g_clear_pointer (&self->conn, ow_mcp_stdio_close);
+  g_clear_pointer (&self->http, ow_mcp_http_close);
 }
 
 static void
@@ -825,7 +878,8 @@ start_failed (OwMcpClient *self,
     }
   drop_connection (self);
   fail_all_pending (self, copy);
-  set_status (self, OW_MCP_STATUS_FAILED);
+  set_status (self, g_error_matches (error, OW_MCP_ERROR, OW_MCP_ERROR_AUTH_REQUIRED)
+                    ? OW_MCP_STATUS_AUTH_REQUIRED : OW_MCP_STATUS_FAILED);
   if (task != NULL)
     g_task_return_error (task, g_steal_pointer (&copy));
 }
@@ -898,6 +952,8 @@ on_initialize_cb (OwMcpClient *self,
     self->server_caps = ow_json_object_deep_copy (ow_json_get_object (obj, "capabilities"));
 
   self->initialized = TRUE;
+  if (self->http != NULL)
+    ow_mcp_http_set_protocol_version (self->http, version);
   send_notification (self, "notifications/initialized", NULL);
   if (self->server_caps != NULL && ow_json_get_object (self->server_caps, "tools") == NULL)
     {
@@ -940,11 +996,16 @@ connect_with_path (OwMcpClient *self,
   g_autoptr(JsonObject) params = NULL;
 
   drop_connection (self);
-  self->conn = ow_mcp_stdio_start (self->config, path, &conn_callbacks, self, &error);
-  if (self->conn == NULL)
+  if (self->config->transport == OW_MCP_TRANSPORT_HTTP)
+    self->http = ow_mcp_http_start (self->config, &http_callbacks, self);
+  else
     {
-      start_failed (self, error);
-      return;
+      self->conn = ow_mcp_stdio_start (self->config, path, &conn_callbacks, self, &error);
+      if (self->conn == NULL)
+        {
+          start_failed (self, error);
+          return;
+        }
     }
   params = initialize_params (self);
   send_request (self, "initialize", params, 0, 0, NULL, on_initialize_cb, NULL);
@@ -971,7 +1032,10 @@ connect_server (OwMcpClient *self)
   self->start_timeout_id = g_timeout_add (self->config->start_timeout_ms, on_start_timeout_cb, self);
   g_clear_object (&self->start_cancel);
   self->start_cancel = g_cancellable_new ();
-  ow_mcp_login_path_async (self->start_cancel, on_login_path_cb, g_object_ref (self));
+  if (self->config->transport == OW_MCP_TRANSPORT_HTTP)
+    connect_with_path (self, NULL);
+  else
+    ow_mcp_login_path_async (self->start_cancel, on_login_path_cb, g_object_ref (self));
 }
 
 void
@@ -989,14 +1053,6 @@ ow_mcp_client_start_async (OwMcpClient         *self,
       set_last_error (self, self->config->error);
       set_status (self, OW_MCP_STATUS_FAILED);
       g_task_return_new_error (task, OW_MCP_ERROR, OW_MCP_ERROR_CONFIG, "%s", self->config->error);
-      return;
-    }
-  if (self->config->transport != OW_MCP_TRANSPORT_STDIO)
-    {
-      set_status (self, OW_MCP_STATUS_FAILED);
-      g_task_return_new_error (task, OW_MCP_ERROR, OW_MCP_ERROR_CONFIG,
-                               "The MCP server “%s” is an HTTP server; this build connects to stdio servers only.",
-                               self->config->name);
       return;
     }
   if (self->status == OW_MCP_STATUS_READY)
@@ -1222,7 +1278,7 @@ ow_mcp_client_call_tool_async (OwMcpClient         *self,
 
   g_return_if_fail (OW_IS_MCP_CLIENT (self));
   g_task_set_source_tag (outer, ow_mcp_client_call_tool_async);
-  if (self->status != OW_MCP_STATUS_READY || self->conn == NULL)
+  if (self->status != OW_MCP_STATUS_READY || !has_conn (self))
     {
       if (progress_destroy != NULL)
         progress_destroy (progress_data);
@@ -1368,6 +1424,18 @@ ow_mcp_client_get_pid (OwMcpClient *self)
   return self->conn != NULL ? ow_mcp_stdio_get_pid (self->conn) : 0;
 }
 
+const char *
+ow_mcp_client_get_auth_challenge (OwMcpClient *self)
+{
+  return self->auth_challenge;
+}
+
+const char *
+ow_mcp_client_get_session_id (OwMcpClient *self)
+{
+  return self->http != NULL ? ow_mcp_http_get_session_id (self->http) : NULL;
+}
+
 guint
 ow_mcp_client_get_n_listings (OwMcpClient *self)
 {
@@ -1388,7 +1456,7 @@ ow_mcp_client_dispose (GObject *object)
 {
   OwMcpClient *self = OW_MCP_CLIENT (object);
 
-  if (self->config != NULL && (self->conn != NULL || self->start_task != NULL || self->restart_id != 0))
+  if (self->config != NULL && (has_conn (self) || self->start_task != NULL || self->restart_id != 0))
     ow_mcp_client_stop (self);
   G_OBJECT_CLASS (ow_mcp_client_parent_class)->dispose (object);
 }
@@ -1405,6 +1473,7 @@ ow_mcp_client_finalize (GObject *object)
   g_clear_pointer (&self->server_caps, json_object_unref);
   g_clear_object (&self->start_cancel);
   g_free (self->last_error);
+  g_free (self->auth_challenge);
   g_free (self->protocol_version);
   g_free (self->instructions);
   ow_mcp_server_config_free (self->config);

@@ -154,6 +154,10 @@ void         ow_mcp_client_stop             (OwMcpClient *self);
 
 /* The server's process id while it runs (diagnostics and tests), else 0. */
 int          ow_mcp_client_get_pid          (OwMcpClient *self);
+/* The WWW-Authenticate header of the last 401 (for net/ow-oauth.c), or NULL. */
+const char  *ow_mcp_client_get_auth_challenge (OwMcpClient *self);
+/* The HTTP server's Mcp-Session-Id, or NULL (stdio, or none given). */
+const char  *ow_mcp_client_get_session_id   (OwMcpClient *self);
 /* How many times tools/list was sent since the client was created. */
 guint        ow_mcp_client_get_n_listings   (OwMcpClient *self);
 

@@ -13,9 +13,11 @@
 #include "mcp/ow-mcp-client.h"
 #include "mcp/ow-mcp-stdio.h"
 #include "ow-error.h"
+#include "net/ow-http-client.h"
 #include "ow-json.h"
 
 #include <glib/gstdio.h>
+#include <libsoup/soup.h>
 
 /* ---- Waiting ---------------------------------------------------------- */
 
@@ -746,6 +748,287 @@ test_double_crash_restarts (void)
   stop_client (client);
 }
 
+
+/* ---- Streamable HTTP -------------------------------------------------- */
+
+static guint
+free_port (void)
+{
+  g_autoptr(GSocket) sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr(GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) any = g_inet_socket_address_new (lo, 0);
+  g_autoptr(GSocketAddress) bound = NULL;
+
+  g_assert_true (g_socket_bind (sock, any, TRUE, NULL));
+  bound = g_socket_get_local_address (sock, NULL);
+  return g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (bound));
+}
+
+static gboolean
+port_accepts (gpointer data)
+{
+  /* A bare socket: GSocketClient would consult the proxy settings. */
+  g_autoptr(GSocket) sock = g_socket_new (G_SOCKET_FAMILY_IPV4, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, NULL);
+  g_autoptr(GInetAddress) lo = g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  g_autoptr(GSocketAddress) addr = g_inet_socket_address_new (lo, (guint16) GPOINTER_TO_UINT (data));
+
+  return g_socket_connect (sock, addr, NULL, NULL);
+}
+
+static GSubprocess *
+spawn_everything_http (guint port)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE
+                                                                       | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_autofree char *port_text = g_strdup_printf ("%u", port);
+  g_autoptr(GError) error = NULL;
+  GSubprocess *proc;
+
+  g_subprocess_launcher_setenv (launcher, "PORT", port_text, TRUE);
+  proc = g_subprocess_launcher_spawn (launcher, &error, "node", g_getenv ("OW_MCP_EVERYTHING"),
+                                      "streamableHttp", NULL);
+  g_assert_no_error (error);
+  /* Ready when it accepts connections. */
+  while (!port_accepts (GUINT_TO_POINTER (port)))
+    {
+      g_assert_null (g_subprocess_get_identifier (proc) == NULL ? "server-everything exited" : NULL);
+      g_main_context_iteration (NULL, FALSE);
+    }
+  return proc;
+}
+
+static OwMcpServerConfig *
+http_config (const char *url)
+{
+  OwMcpServerConfig *c = ow_mcp_server_config_new ("remote");
+
+  c->transport = OW_MCP_TRANSPORT_HTTP;
+  c->url = g_strdup (url);
+  g_strfreev (c->headers);
+  c->headers = g_strsplit ("X-Custom: yes", "|", -1);
+  return c;
+}
+
+/* A POST of ping with @session: the status the server answers. */
+static guint
+post_ping (const char *url,
+           const char *session)
+{
+  g_autoptr(OwHttpClient) http = ow_http_client_new ();
+  g_autoptr(OwHttpRequest) req = ow_http_request_new ("POST", url);
+  static const char ping[] = "{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\"}";
+  g_autoptr(GBytes) body = g_bytes_new_static (ping, strlen (ping));
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(OwHttpResponse) resp = NULL;
+
+  ow_http_request_add_header (req, "Accept", "application/json, text/event-stream");
+  ow_http_request_add_header (req, "Mcp-Session-Id", session);
+  ow_http_request_add_header (req, "MCP-Protocol-Version", "2025-11-25");
+  ow_http_request_set_body (req, body, "application/json");
+  ow_http_client_send_async (http, req, NULL, NULL, NULL, NULL, on_result_cb, &result);
+  wait_until (result_arrived, &result);
+  resp = ow_http_client_send_finish (http, result, NULL);
+  g_assert_nonnull (resp);
+  return ow_http_response_get_status (resp);
+}
+
+static void
+test_http_everything (void)
+{
+  guint port = free_port ();
+  g_autoptr(GSubprocess) server = spawn_everything_http (port);
+  g_autofree char *url = g_strdup_printf ("http://127.0.0.1:%u/mcp", port);
+  g_autoptr(OwMcpServerConfig) config = http_config (url);
+  g_autoptr(OwMcpCallResult) echo = NULL;
+  g_autoptr(OwMcpCallResult) done = NULL;
+  g_autoptr(OwMcpCallResult) cancelled = NULL;
+  g_autoptr(OwMcpCallResult) after = NULL;
+  g_autoptr(OwMcpCallResult) structured = NULL;
+  g_autoptr(GCancellable) cancel = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *session = NULL;
+  Progress p = { 0, 0, 0, NULL, 0 };
+  Progress q = { 0, 0, 0, cancel, 0 };
+  OwMcpClient *client = start_client (config);
+
+  g_assert_cmpstr (ow_mcp_client_get_protocol_version (client), ==, "2025-11-25");
+  session = g_strdup (ow_mcp_client_get_session_id (client));
+  g_assert_nonnull (session);
+  g_assert_nonnull (ow_mcp_client_lookup_tool (client, "echo"));
+
+  echo = call_ok (client, "echo", "{\"message\":\"over http\"}");
+  g_assert_cmpstr (first_text (echo), ==, "Echo: over http");
+  /* Progress arrives on the call's SSE stream. */
+  done = call_full (client, "trigger-long-running-operation", "{\"duration\":0.3,\"steps\":3}", &p, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (p.n, ==, 3);
+  cancelled = call_full (client, "trigger-long-running-operation", "{\"duration\":600,\"steps\":6000}", &q,
+                         cancel, &error);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+  after = call_ok (client, "echo", "{\"message\":\"after cancel\"}");
+  g_assert_cmpstr (first_text (after), ==, "Echo: after cancel");
+  structured = call_ok (client, "get-structured-content", "{\"location\":\"Chicago\"}");
+  g_assert_nonnull (structured->structured_content);
+
+  /* The session is live (positive control), and gone once stop() sent
+   * DELETE: this server then answers 400 for its id. */
+  g_assert_cmpuint (post_ping (url, session), ==, 200);
+  ow_mcp_client_stop (client);
+  while (post_ping (url, session) == 200)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_cmpuint (post_ping (url, session), ==, 400);
+  g_assert_finalize_object (client);
+  g_subprocess_force_exit (server);
+  g_subprocess_wait (server, NULL, NULL);
+}
+
+typedef struct
+{
+  GPtrArray *seen;        /* "METHOD rpc-method session protocol custom" lines */
+  gboolean   deleted;
+} Scripted;
+
+static void
+on_scripted_cb (SoupServer        *server,
+                SoupServerMessage *msg,
+                const char        *path,
+                GHashTable        *query,
+                gpointer           user_data)
+{
+  Scripted *s = user_data;
+  SoupMessageHeaders *in = soup_server_message_get_request_headers (msg);
+  SoupMessageHeaders *out = soup_server_message_get_response_headers (msg);
+  const char *method = soup_server_message_get_method (msg);
+  SoupMessageBody *body = soup_server_message_get_request_body (msg);
+  g_autoptr(GBytes) flat = soup_message_body_flatten (body);
+  g_autoptr(JsonObject) rpc = NULL;
+  const char *rpc_method = NULL;
+  g_autofree char *reply = NULL;
+
+  if (g_str_equal (path, "/locked"))
+    {
+      soup_message_headers_append (out, "WWW-Authenticate",
+                                   "Bearer resource_metadata=\"http://127.0.0.1/.well-known/oauth-protected-resource\", "
+                                   "scope=\"tools:read\"");
+      soup_server_message_set_status (msg, 401, NULL);
+      return;
+    }
+  if (g_bytes_get_size (flat) > 0)
+    rpc = ow_json_object_from_string (g_bytes_get_data (flat, NULL), (gssize) g_bytes_get_size (flat), NULL);
+  if (rpc != NULL)
+    rpc_method = ow_json_get_string (rpc, "method");
+  g_ptr_array_add (s->seen, g_strdup_printf ("%s %s %s %s %s", method, rpc_method != NULL ? rpc_method : "-",
+                                             soup_message_headers_get_one (in, "Mcp-Session-Id") ?: "-",
+                                             soup_message_headers_get_one (in, "MCP-Protocol-Version") ?: "-",
+                                             soup_message_headers_get_one (in, "X-Custom") ?: "-"));
+  if (g_str_equal (method, "DELETE"))
+    {
+      s->deleted = TRUE;
+      soup_server_message_set_status (msg, 200, NULL);
+      return;
+    }
+  if (g_str_equal (method, "GET"))
+    {
+      soup_server_message_set_status (msg, 405, NULL);
+      return;
+    }
+  if (rpc == NULL || ow_json_get_string (rpc, "method") == NULL || !json_object_has_member (rpc, "id"))
+    {
+      soup_server_message_set_status (msg, 202, NULL);
+      return;
+    }
+  if (g_str_equal (rpc_method, "initialize"))
+    {
+      soup_message_headers_append (out, "Mcp-Session-Id", "sess-1");
+      reply = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"result\":{\"protocolVersion\":"
+                               "\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"scripted\","
+                               "\"version\":\"1\"}}}", ow_json_get_int (rpc, "id", 0));
+    }
+  else if (g_str_equal (rpc_method, "tools/list"))
+    reply = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"result\":{\"tools\":[{\"name\":"
+                             "\"lookup\",\"inputSchema\":{\"type\":\"object\"}}]}}", ow_json_get_int (rpc, "id", 0));
+  else
+    {
+      /* Any other request: an HTTP error with a JSON-RPC error body. */
+      reply = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"error\":{\"code\":-32601,"
+                               "\"message\":\"nothing here\"}}", ow_json_get_int (rpc, "id", 0));
+      soup_server_message_set_status (msg, 400, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, reply, strlen (reply));
+      return;
+    }
+  soup_server_message_set_status (msg, 200, NULL);
+  soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, reply, strlen (reply));
+}
+
+static void
+test_http_headers_and_auth (void)
+{
+  Scripted s = { g_ptr_array_new_with_free_func (g_free), FALSE };
+  g_autoptr(SoupServer) server = soup_server_new (NULL, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwMcpServerConfig) open_config = NULL;
+  g_autoptr(OwMcpServerConfig) locked_config = NULL;
+  g_autoptr(OwMcpCallResult) refused = NULL;
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *url = NULL;
+  g_autofree char *locked = NULL;
+  GSList *uris;
+  OwMcpClient *client;
+  gboolean saw_listing = FALSE;
+
+  soup_server_add_handler (server, NULL, on_scripted_cb, &s, NULL);
+  g_assert_true (soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error));
+  uris = soup_server_get_uris (server);
+  base = g_uri_to_string (uris->data);
+  g_slist_free_full (uris, (GDestroyNotify) g_uri_unref);
+  url = g_strconcat (base, "mcp", NULL);
+  locked = g_strconcat (base, "locked", NULL);
+
+  /* Positive control: the open endpoint, answering in plain JSON. */
+  open_config = http_config (url);
+  client = start_client (open_config);
+  g_assert_cmpstr (ow_mcp_client_get_protocol_version (client), ==, "2025-06-18");
+  g_assert_cmpstr (ow_mcp_client_get_session_id (client), ==, "sess-1");
+  g_assert_nonnull (ow_mcp_client_lookup_tool (client, "lookup"));
+  refused = call_full (client, "lookup", NULL, NULL, NULL, &error);
+  g_assert_error (error, OW_MCP_ERROR, OW_MCP_ERROR_REMOTE);
+  g_assert_nonnull (strstr (error->message, "nothing here"));
+  g_clear_error (&error);
+  ow_mcp_client_stop (client);
+  while (!s.deleted)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_finalize_object (client);
+
+  /* What went over the wire: the session and the agreed version on every
+   * request after initialize, the configured header on all. */
+  g_assert_cmpstr (s.seen->pdata[0], ==, "POST initialize - - yes");
+  for (guint i = 1; i < s.seen->len; i++)
+    {
+      const char *line = s.seen->pdata[i];
+
+      g_assert_true (g_str_has_suffix (line, " sess-1 2025-06-18 yes"));
+      saw_listing |= g_str_has_prefix (line, "POST tools/list ");
+    }
+  g_assert_true (saw_listing);
+  g_assert_cmpstr (s.seen->pdata[s.seen->len - 1], ==, "DELETE - sess-1 2025-06-18 yes");
+
+  /* 401: the status says sign-in is needed and the challenge is kept. */
+  locked_config = http_config (locked);
+  client = ow_mcp_client_new (locked_config);
+  ow_mcp_client_start_async (client, NULL, on_result_cb, &result);
+  wait_until (result_arrived, &result);
+  g_assert_false (ow_mcp_client_start_finish (client, result, &error));
+  g_assert_error (error, OW_MCP_ERROR, OW_MCP_ERROR_AUTH_REQUIRED);
+  g_assert_cmpint (ow_mcp_client_get_status (client), ==, OW_MCP_STATUS_AUTH_REQUIRED);
+  g_assert_nonnull (strstr (ow_mcp_client_get_auth_challenge (client), "resource_metadata="));
+  g_assert_nonnull (strstr (ow_mcp_client_get_auth_challenge (client), "scope=\"tools:read\""));
+  g_clear_object (&result);
+  g_assert_finalize_object (client);
+  g_ptr_array_unref (s.seen);
+}
+
 static void
 on_path_cb (GObject      *source,
             GAsyncResult *result,
@@ -805,5 +1088,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/mcp/double/server-requests", test_double_server_requests);
   g_test_add_func ("/ow/mcp/double/structured", test_double_structured);
   g_test_add_func ("/ow/mcp/double/crash-restarts", test_double_crash_restarts);
+  g_test_add_func ("/ow/mcp/http/everything", test_http_everything);
+  g_test_add_func ("/ow/mcp/http/headers-and-auth", test_http_headers_and_auth);
   return g_test_run ();
 }
