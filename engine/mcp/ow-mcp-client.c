@@ -26,6 +26,12 @@
 #include "ow-json.h"
 
 #define OFFERED_VERSION "2025-11-25"
+#define MODERN_VERSION "2026-07-28"
+#define META_PREFIX "io.modelcontextprotocol/"
+#define UNSUPPORTED_VERSION_CODE (-32022)
+/* How long server/discover may go unanswered before the server is taken
+ * for one of the 2025 generation (which should answer it with an error). */
+#define DISCOVER_TIMEOUT_MS 2000
 #define MAX_LIST_PAGES 100
 #define RESTART_BASE_MS 500
 #define RESTART_MAX_MS 30000
@@ -121,7 +127,9 @@ struct _OwMcpClient
   GTask       *start_task;      /* the caller's start_async, or NULL during a restart */
   GCancellable *start_cancel;   /* ends the login-PATH probe when stopped */
   guint        start_timeout_id;
-  gboolean     initialized;     /* the initialize reply arrived */
+  gboolean     initialized;     /* the initialize reply (or discover result) arrived */
+  gboolean     modern;          /* the server speaks 2026-07-28: _meta on every request */
+  gint64       rpc_error_code;  /* the JSON-RPC code of the error being completed */
 
   /* tools */
   GPtrArray   *tools;           /* OwMcpTool, filtered; replaced, never edited */
@@ -317,7 +325,9 @@ on_pending_timeout_cb (gpointer user_data)
                          "Raise %s in mcp.json if it needs longer.",
                          self->config->name, p->method, p->timeout_ms / 1000.0,
                          g_str_equal (p->method, "tools/call") ? "tool_timeout_sec" : "startup_timeout_sec");
-  set_last_error (self, error->message);
+  /* An unanswered server/discover only means a 2025 server. */
+  if (!g_str_equal (p->method, "server/discover"))
+    set_last_error (self, error->message);
   pending_complete (p, NULL, error);
   return G_SOURCE_REMOVE;
 }
@@ -379,7 +389,29 @@ send_request (OwMcpClient  *self,
 {
   Pending *p = g_new0 (Pending, 1);
   g_autofree char *line = NULL;
+  g_autoptr(JsonObject) owned = NULL;
 
+  if (self->modern || g_str_equal (method, "server/discover"))
+    {
+      /* 2026-07-28 has no initialize: every request says who asks and
+       * what it speaks. */
+      JsonObject *meta;
+      JsonObject *info = json_object_new ();
+
+      owned = params != NULL ? json_object_ref (params) : json_object_new ();
+      params = owned;
+      meta = ow_json_get_object (params, "_meta");
+      if (meta == NULL)
+        {
+          meta = json_object_new ();
+          json_object_set_object_member (params, "_meta", meta);
+        }
+      json_object_set_string_member (meta, META_PREFIX "protocolVersion", MODERN_VERSION);
+      json_object_set_object_member (meta, META_PREFIX "clientCapabilities", json_object_new ());
+      json_object_set_string_member (info, "name", "openworker");
+      json_object_set_string_member (info, "version", OW_VERSION);
+      json_object_set_object_member (meta, META_PREFIX "clientInfo", info);
+    }
   p->client = self;
   p->id = ++self->next_id;
   p->method = g_strdup (method);
@@ -575,7 +607,9 @@ on_conn_line (const char *line,
                                                   "The MCP server “%s” refused %s: %s (code %" G_GINT64_FORMAT ").",
                                                   self->config->name, p->method, msg->error_message,
                                                   msg->error_code);
+          self->rpc_error_code = msg->error_code;
           pending_complete (p, NULL, remote);
+          self->rpc_error_code = 0;
         }
       break;
     }
@@ -852,6 +886,7 @@ drop_connection (OwMcpClient *self)
 {
   self->generation++;
   self->initialized = FALSE;
+  self->modern = FALSE;
   self->list_dirty = FALSE;
   g_clear_pointer (&self->listing, g_ptr_array_unref);
   g_clear_pointer (&self->conn, ow_mcp_stdio_close);
@@ -989,11 +1024,102 @@ initialize_params (OwMcpClient *self)
 }
 
 static void
+send_initialize (OwMcpClient *self)
+{
+  g_autoptr(JsonObject) params = initialize_params (self);
+
+  self->modern = FALSE;
+  if (self->http != NULL)
+    ow_mcp_http_set_protocol_version (self->http, NULL);
+  send_request (self, "initialize", params, 0, 0, NULL, on_initialize_cb, NULL);
+}
+
+static void
+set_string_prop (OwMcpClient *self,
+                 char       **field,
+                 const char  *value,
+                 guint        prop)
+{
+  if (g_strcmp0 (*field, value) == 0)
+    return;
+  g_free (*field);
+  *field = g_strdup (value);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[prop]);
+}
+
+/* Era detection (2026-07-28): server/discover first. A DiscoverResult
+ * naming 2026-07-28 means the stateless generation; any error, or no
+ * answer within DISCOVER_TIMEOUT_MS, means a 2025 server, which gets
+ * initialize. An UnsupportedProtocolVersion error that offers only
+ * versions we do not speak ends the start. */
+static void
+on_discover_cb (OwMcpClient *self,
+                JsonNode    *result,
+                GError      *error,
+                gpointer     data)
+{
+  JsonObject *obj;
+  JsonArray *versions;
+  JsonObject *meta;
+  gboolean speaks = FALSE;
+
+  if (error != NULL)
+    {
+      if (self->rpc_error_code == UNSUPPORTED_VERSION_CODE)
+        g_debug ("MCP server %s: no 2026-07-28; trying initialize", self->config->name);
+      if (g_error_matches (error, OW_MCP_ERROR, OW_MCP_ERROR_AUTH_REQUIRED)
+          || g_error_matches (error, OW_MCP_ERROR, OW_MCP_ERROR_EXITED))
+        {
+          start_failed (self, error);
+          return;
+        }
+      send_initialize (self);
+      return;
+    }
+  obj = JSON_NODE_HOLDS_OBJECT (result) ? json_node_get_object (result) : NULL;
+  versions = obj != NULL ? ow_json_get_array (obj, "supportedVersions") : NULL;
+  for (guint i = 0; versions != NULL && i < json_array_get_length (versions); i++)
+    {
+      JsonNode *v = json_array_get_element (versions, i);
+
+      speaks |= JSON_NODE_HOLDS_VALUE (v) && json_node_get_value_type (v) == G_TYPE_STRING
+                && g_str_equal (json_node_get_string (v), MODERN_VERSION);
+    }
+  if (!speaks)
+    {
+      send_initialize (self);
+      return;
+    }
+  self->modern = TRUE;
+  self->initialized = TRUE;
+  set_string_prop (self, &self->protocol_version, MODERN_VERSION, PROP_PROTOCOL_VERSION);
+  set_string_prop (self, &self->instructions, ow_json_get_string (obj, "instructions"), PROP_INSTRUCTIONS);
+  g_clear_pointer (&self->server_info, json_object_unref);
+  g_clear_pointer (&self->server_caps, json_object_unref);
+  meta = ow_json_get_object (obj, "_meta");
+  if (meta != NULL && ow_json_get_object (meta, META_PREFIX "serverInfo") != NULL)
+    self->server_info = ow_json_object_deep_copy (ow_json_get_object (meta, META_PREFIX "serverInfo"));
+  if (ow_json_get_object (obj, "capabilities") != NULL)
+    self->server_caps = ow_json_object_deep_copy (ow_json_get_object (obj, "capabilities"));
+  if (self->http != NULL)
+    ow_mcp_http_set_protocol_version (self->http, MODERN_VERSION);
+  list_tools (self);
+}
+
+static void
+send_discover (OwMcpClient *self)
+{
+  if (self->http != NULL)
+    ow_mcp_http_set_protocol_version (self->http, MODERN_VERSION);
+  send_request (self, "server/discover", NULL, MIN (DISCOVER_TIMEOUT_MS, self->config->start_timeout_ms), 0, NULL,
+                on_discover_cb, NULL);
+}
+
+static void
 connect_with_path (OwMcpClient *self,
                    const char  *path)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) params = NULL;
 
   drop_connection (self);
   if (self->config->transport == OW_MCP_TRANSPORT_HTTP)
@@ -1007,8 +1133,7 @@ connect_with_path (OwMcpClient *self,
           return;
         }
     }
-  params = initialize_params (self);
-  send_request (self, "initialize", params, 0, 0, NULL, on_initialize_cb, NULL);
+  send_discover (self);
 }
 
 static void
@@ -1217,6 +1342,14 @@ on_call_done_cb (GObject      *source,
       return;
     }
   obj = json_node_get_object (node);
+  if (g_strcmp0 (ow_json_get_string (obj, "resultType"), "input_required") == 0)
+    {
+      /* 2026-07-28's multi-round requests (elicitation and the like). */
+      g_task_return_new_error (outer, OW_MCP_ERROR, OW_MCP_ERROR_FAILED,
+                               "The MCP server “%s” asked for more input to run %s, which OpenWorker cannot "
+                               "give it yet.", self->config->name, d->name);
+      return;
+    }
   out = g_new0 (OwMcpCallResult, 1);
   out->content = g_ptr_array_new_with_free_func ((GDestroyNotify) content_free);
   out->is_error = ow_json_get_bool (obj, "isError", FALSE);

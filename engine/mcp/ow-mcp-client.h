@@ -1,15 +1,19 @@
 /* ow-mcp-client.h: one connection to one MCP server.
  *
- * engine/mcp is the MCP client. OwMcpClient starts a server (stdio: spawn;
- * see ow-mcp-stdio.h), runs the lifecycle (initialize offering 2025-11-25,
- * accepting the 2025-06-18, 2025-03-26 and 2024-11-05 revisions a server
- * may answer with, then notifications/initialized), lists its tools with
- * cursor pagination, re-lists when the server says they changed
- * (coalescing storms of notifications into at most one listing in flight
- * and one queued), calls tools with progress, cancellation and timeouts,
- * answers the server's own requests (ping; roots/list with the configured
- * folders; everything else, sampling and elicitation included, with a
- * JSON-RPC error), and restarts a crashed server with backoff.
+ * engine/mcp is the MCP client. OwMcpClient starts a server (stdio: spawn,
+ * see ow-mcp-stdio.h; streamable HTTP: ow-mcp-http.h) and finds out which
+ * generation it speaks: server/discover first (2026-07-28, stateless: every
+ * request carries the protocol version, client capabilities and client
+ * info in _meta), and when the server answers with an error or not at
+ * all, initialize offering 2025-11-25 and accepting the 2025-06-18,
+ * 2025-03-26 and 2024-11-05 revisions a server may answer with, then
+ * notifications/initialized. It lists the tools with cursor pagination,
+ * re-lists when the server says they changed (coalescing storms of
+ * notifications into at most one listing in flight and one queued), calls
+ * tools with progress, cancellation and timeouts, answers the server's own
+ * requests (ping; roots/list with the configured folders; everything else,
+ * sampling and elicitation included, with a JSON-RPC error), and restarts
+ * a crashed server with backoff.
  *
  * The tool seam (OwToolProvider) adapts it; this file knows nothing of
  * policies or agents. Everything runs on the thread-default main context

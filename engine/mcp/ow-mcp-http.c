@@ -29,6 +29,7 @@ struct _OwMcpHttp
   char              **headers;           /* "Name: value" from mcp.json */
   char               *session_id;        /* Mcp-Session-Id, once given */
   char               *protocol_version;  /* MCP-Protocol-Version, once agreed */
+  gboolean            modern;            /* 2026-07-28: Mcp-Method/Mcp-Name, no GET, no session */
   gsize               max;               /* largest message accepted */
   guint               connect_ms;
   GHashTable         *posts;             /* Post * set: what is in flight */
@@ -349,7 +350,7 @@ open_get (OwMcpHttp *t)
 {
   g_autoptr(OwHttpRequest) req = NULL;
 
-  if (t->get_open || t->get_refused || t->session_id == NULL || t->closing)
+  if (t->get_open || t->get_refused || t->session_id == NULL || t->closing || t->modern)
     return;
   req = build_request (t, "GET");
   t->get_open = TRUE;
@@ -369,6 +370,28 @@ ow_mcp_http_send (OwMcpHttp  *self,
     return;
   if (msg != NULL && msg->kind == OW_JSONRPC_REQUEST && json_node_get_value_type (msg->id) == G_TYPE_INT64)
     id = json_node_get_int (msg->id);
+  if (self->modern && msg != NULL && msg->method != NULL)
+    {
+      JsonObject *params = ow_jsonrpc_message_get_params_object (msg);
+      const char *target = NULL;
+
+      /* 2026-07-28 routes on headers. Names outside printable ASCII would
+       * need the Base64 sentinel form; they are left out instead. */
+      ow_http_request_add_header (req, "Mcp-Method", msg->method);
+      if (params != NULL && (g_str_equal (msg->method, "tools/call") || g_str_equal (msg->method, "prompts/get")))
+        target = ow_json_get_string (params, "name");
+      else if (params != NULL && g_str_equal (msg->method, "resources/read"))
+        target = ow_json_get_string (params, "uri");
+      if (target != NULL)
+        {
+          gboolean plain = TRUE;
+
+          for (const char *c = target; *c != '\0' && plain; c++)
+            plain = *c >= 0x20 && *c < 0x7f;
+          if (plain)
+            ow_http_request_add_header (req, "Mcp-Name", target);
+        }
+    }
   ow_http_request_set_body (req, body, "application/json");
   send_post (self, req, id, FALSE);
 
@@ -393,6 +416,7 @@ ow_mcp_http_set_protocol_version (OwMcpHttp  *self,
 {
   g_free (self->protocol_version);
   self->protocol_version = g_strdup (version);
+  self->modern = g_strcmp0 (version, "2026-07-28") == 0;
   open_get (self);
 }
 
@@ -424,7 +448,7 @@ ow_mcp_http_close (OwMcpHttp *self)
   posts = g_hash_table_get_keys (self->posts);
   for (GList *l = posts; l != NULL; l = l->next)
     g_cancellable_cancel (((Post *) l->data)->cancel);
-  if (self->session_id != NULL)
+  if (self->session_id != NULL && !self->modern)
     {
       g_autoptr(OwHttpRequest) req = build_request (self, "DELETE");
 

@@ -37,7 +37,9 @@ OwMcpHttp  *ow_mcp_http_start                (const OwMcpServerConfig  *config,
 /* Posts one message (a JSON-RPC request, notification or response). A
  * notifications/cancelled also ends the stream of the request it names. */
 void        ow_mcp_http_send                 (OwMcpHttp *self, const char *message);
-/* Sent as MCP-Protocol-Version from now on; opens the GET stream. */
+/* Sent as MCP-Protocol-Version from now on (NULL: none); for a 2025
+ * version it opens the GET stream, for 2026-07-28 it switches to that
+ * generation's headers (Mcp-Method, Mcp-Name) without GET or DELETE. */
 void        ow_mcp_http_set_protocol_version (OwMcpHttp *self, const char *version);
 /* The session the server gave, or NULL. */
 const char *ow_mcp_http_get_session_id       (OwMcpHttp *self);

@@ -6,7 +6,10 @@ request, one tool per misbehaviour. Settings come from the environment:
 DOUBLE_VERSION (the protocolVersion it answers, default 2025-06-18),
 DOUBLE_EARLY_LIST_CHANGED (send list_changed before the initialize reply),
 DOUBLE_DIE_ON_INIT (exit at once with a message on stderr), DOUBLE_PAGE
-(tools per tools/list page, default 2).
+(tools per tools/list page, default 2), DOUBLE_MODERN (speak the stateless
+2026-07-28 generation: server/discover, _meta on every request, no
+initialize), DOUBLE_SILENT_DISCOVER (a 2025 server that never answers
+server/discover).
 """
 import json
 import os
@@ -15,7 +18,9 @@ import threading
 import time
 
 out_lock = threading.Lock()
-state = {"listings": 0, "cancelled": [], "waiting": {}}
+state = {"listings": 0, "cancelled": [], "waiting": {}, "last_meta": None}
+MODERN = bool(os.environ.get("DOUBLE_MODERN"))
+META = "io.modelcontextprotocol/"
 
 
 def send(obj):
@@ -35,6 +40,8 @@ def text_result(rid, text, structured=None, is_error=False):
     result = {"content": [{"type": "text", "text": text}], "isError": is_error}
     if structured is not None:
         result["structuredContent"] = structured
+    if MODERN:
+        result["resultType"] = "complete"
     send({"jsonrpc": "2.0", "id": rid, "result": result})
 
 
@@ -62,6 +69,9 @@ TOOLS = [
     {"name": "fails", "inputSchema": {"type": "object"}},
     {"name": "odd name/with.dots", "inputSchema": {"type": "object"}},
 ]
+if MODERN:
+    TOOLS = TOOLS[:1] + [{"name": "needs_input", "inputSchema": {"type": "object"}},
+                         {"name": "meta", "inputSchema": {"type": "object"}}]
 
 
 def progress_loop(token, rid, count, gap, then_answer):
@@ -124,6 +134,13 @@ def call_tool(rid, params):
     elif name == "bad_structured":
         data = {"temperature": "warm", "conditions": "sunny"}
         text_result(rid, json.dumps(data), structured=data)
+    elif name == "needs_input":
+        send({"jsonrpc": "2.0", "id": rid, "result": {
+            "resultType": "input_required", "requestState": "opaque",
+            "inputRequests": {"k1": {"method": "elicitation/create",
+                                     "params": {"message": "Which account?", "requestedSchema": {"type": "object"}}}}}})
+    elif name == "meta":
+        text_result(rid, json.dumps(state["last_meta"]))
     elif name == "fails":
         text_result(rid, "the tool failed on purpose", is_error=True)
     else:
@@ -148,7 +165,26 @@ def main():
         msg = json.loads(line)
         method = msg.get("method")
         rid = msg.get("id")
-        if method == "initialize":
+        if MODERN and rid is not None and method is not None:
+            meta = (msg.get("params") or {}).get("_meta") or {}
+            if META + "protocolVersion" not in meta or META + "clientCapabilities" not in meta:
+                send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": "missing _meta keys"}})
+                continue
+            state["last_meta"] = meta
+        if method == "server/discover":
+            if os.environ.get("DOUBLE_SILENT_DISCOVER"):
+                continue
+            if not MODERN:
+                send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
+                continue
+            send({"jsonrpc": "2.0", "id": rid, "result": {
+                "resultType": "complete", "supportedVersions": ["2026-07-28"],
+                "capabilities": {"tools": {}},
+                "_meta": {META + "serverInfo": {"name": "mcp-double-modern", "version": "2.0"}},
+                "instructions": "A modern double.", "ttlMs": 60000, "cacheScope": "public"}})
+        elif method == "initialize" and MODERN:
+            send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
+        elif method == "initialize":
             if os.environ.get("DOUBLE_EARLY_LIST_CHANGED"):
                 send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             send({"jsonrpc": "2.0", "id": rid, "result": {
@@ -162,6 +198,8 @@ def main():
             result = {"tools": TOOLS[start:start + page]}
             if start + page < len(TOOLS):
                 result["nextCursor"] = str(start + page)
+            if MODERN:
+                result.update({"resultType": "complete", "ttlMs": 60000, "cacheScope": "public"})
             send({"jsonrpc": "2.0", "id": rid, "result": result})
         elif method == "tools/call":
             call_tool(rid, msg.get("params") or {})

@@ -1003,8 +1003,9 @@ test_http_headers_and_auth (void)
 
   /* What went over the wire: the session and the agreed version on every
    * request after initialize, the configured header on all. */
-  g_assert_cmpstr (s.seen->pdata[0], ==, "POST initialize - - yes");
-  for (guint i = 1; i < s.seen->len; i++)
+  g_assert_cmpstr (s.seen->pdata[0], ==, "POST server/discover - 2026-07-28 yes");
+  g_assert_cmpstr (s.seen->pdata[1], ==, "POST initialize - - yes");
+  for (guint i = 2; i < s.seen->len; i++)
     {
       const char *line = s.seen->pdata[i];
 
@@ -1027,6 +1028,53 @@ test_http_headers_and_auth (void)
   g_clear_object (&result);
   g_assert_finalize_object (client);
   g_ptr_array_unref (s.seen);
+}
+
+/* ---- The 2026-07-28 generation ---------------------------------------- */
+
+static void
+test_modern_stdio (void)
+{
+  const char *env[] = { "DOUBLE_MODERN=1", NULL };
+  g_autoptr(OwMcpServerConfig) config = double_config (env);
+  g_autoptr(OwMcpCallResult) echo = NULL;
+  g_autoptr(OwMcpCallResult) meta = NULL;
+  g_autoptr(OwMcpCallResult) input = NULL;
+  g_autoptr(GError) error = NULL;
+  OwMcpClient *client = start_client (config);
+
+  g_assert_cmpstr (ow_mcp_client_get_protocol_version (client), ==, "2026-07-28");
+  g_assert_cmpstr (ow_json_get_string (ow_mcp_client_get_server_info (client), "name"), ==, "mcp-double-modern");
+  g_assert_cmpstr (ow_mcp_client_get_instructions (client), ==, "A modern double.");
+  g_assert_nonnull (ow_mcp_client_lookup_tool (client, "needs_input"));
+  /* The double refuses any request without the _meta keys: this passing
+   * is the proof they are sent. */
+  echo = call_ok (client, "echo", "{\"message\":\"stateless\"}");
+  g_assert_cmpstr (first_text (echo), ==, "echo: stateless");
+  meta = call_ok (client, "meta", NULL);
+  g_assert_nonnull (strstr (first_text (meta), "\"io.modelcontextprotocol/clientInfo\": {\"name\": \"openworker\""));
+  input = call_full (client, "needs_input", NULL, NULL, NULL, &error);
+  g_assert_null (input);
+  g_assert_error (error, OW_MCP_ERROR, OW_MCP_ERROR_FAILED);
+  g_assert_nonnull (strstr (error->message, "more input"));
+  stop_client (client);
+}
+
+static void
+test_modern_silent_discover (void)
+{
+  const char *env[] = { "DOUBLE_SILENT_DISCOVER=1", NULL };
+  g_autoptr(OwMcpServerConfig) config = double_config (env);
+  g_autoptr(OwMcpCallResult) echo = NULL;
+  OwMcpClient *client;
+
+  /* A 2025 server that ignores server/discover still gets initialize. */
+  client = start_client (config);
+  g_assert_cmpstr (ow_mcp_client_get_protocol_version (client), ==, "2025-06-18");
+  g_assert_null (ow_mcp_client_get_last_error (client));
+  echo = call_ok (client, "echo", "{\"message\":\"legacy\"}");
+  g_assert_cmpstr (first_text (echo), ==, "echo: legacy");
+  stop_client (client);
 }
 
 static void
@@ -1088,6 +1136,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/mcp/double/server-requests", test_double_server_requests);
   g_test_add_func ("/ow/mcp/double/structured", test_double_structured);
   g_test_add_func ("/ow/mcp/double/crash-restarts", test_double_crash_restarts);
+  g_test_add_func ("/ow/mcp/modern/stdio", test_modern_stdio);
+  g_test_add_func ("/ow/mcp/modern/silent-discover", test_modern_silent_discover);
   g_test_add_func ("/ow/mcp/http/everything", test_http_everything);
   g_test_add_func ("/ow/mcp/http/headers-and-auth", test_http_headers_and_auth);
   return g_test_run ();
