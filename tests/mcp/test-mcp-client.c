@@ -918,6 +918,48 @@ on_scripted_cb (SoupServer        *server,
     rpc = ow_json_object_from_string (g_bytes_get_data (flat, NULL), (gssize) g_bytes_get_size (flat), NULL);
   if (rpc != NULL)
     rpc_method = ow_json_get_string (rpc, "method");
+  if (g_str_equal (path, "/modern"))
+    {
+      const char *version = soup_message_headers_get_one (in, "MCP-Protocol-Version");
+      const char *routed = soup_message_headers_get_one (in, "Mcp-Method");
+      gint64 id = rpc != NULL ? ow_json_get_int (rpc, "id", 0) : 0;
+
+      g_ptr_array_add (s->seen, g_strdup_printf ("%s %s %s %s", method, routed ?: "-",
+                                                 soup_message_headers_get_one (in, "Mcp-Name") ?: "-",
+                                                 version ?: "-"));
+      if (!g_str_equal (method, "POST"))
+        {
+          soup_server_message_set_status (msg, 405, NULL);
+          return;
+        }
+      if (rpc_method == NULL || g_strcmp0 (version, "2026-07-28") != 0 || g_strcmp0 (routed, rpc_method) != 0)
+        {
+          reply = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"error\":{\"code\":-32020,"
+                                   "\"message\":\"HeaderMismatch\"}}", id);
+          soup_server_message_set_status (msg, 400, NULL);
+        }
+      else if (!json_object_has_member (rpc, "id"))
+        {
+          soup_server_message_set_status (msg, 202, NULL);
+          return;
+        }
+      else if (g_str_equal (rpc_method, "server/discover"))
+        reply = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"result\":{\"resultType\":"
+                                 "\"complete\",\"supportedVersions\":[\"2026-07-28\"],\"capabilities\":{\"tools\":{}},"
+                                 "\"_meta\":{\"io.modelcontextprotocol/serverInfo\":{\"name\":\"modern-http\","
+                                 "\"version\":\"1\"}},\"ttlMs\":1000,\"cacheScope\":\"public\"}}", id);
+      else if (g_str_equal (rpc_method, "tools/list"))
+        reply = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"result\":{\"resultType\":"
+                                 "\"complete\",\"tools\":[{\"name\":\"lookup\",\"inputSchema\":{\"type\":"
+                                 "\"object\"}}],\"ttlMs\":1000,\"cacheScope\":\"public\"}}", id);
+      else
+        reply = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"result\":{\"resultType\":"
+                                 "\"complete\",\"content\":[{\"type\":\"text\",\"text\":\"found\"}]}}", id);
+      if (soup_server_message_get_status (msg) == 0)
+        soup_server_message_set_status (msg, 200, NULL);
+      soup_server_message_set_response (msg, "application/json", SOUP_MEMORY_COPY, reply, strlen (reply));
+      return;
+    }
   g_ptr_array_add (s->seen, g_strdup_printf ("%s %s %s %s %s", method, rpc_method != NULL ? rpc_method : "-",
                                              soup_message_headers_get_one (in, "Mcp-Session-Id") ?: "-",
                                              soup_message_headers_get_one (in, "MCP-Protocol-Version") ?: "-",
@@ -1027,6 +1069,28 @@ test_http_headers_and_auth (void)
   g_assert_nonnull (strstr (ow_mcp_client_get_auth_challenge (client), "scope=\"tools:read\""));
   g_clear_object (&result);
   g_assert_finalize_object (client);
+
+  /* The 2026-07-28 generation over HTTP: every POST is routed by its
+   * headers (the double answers HeaderMismatch otherwise); no GET stream,
+   * no session, no DELETE. */
+  {
+    g_autofree char *modern = g_strconcat (base, "modern", NULL);
+    g_autoptr(OwMcpServerConfig) modern_config = http_config (modern);
+    g_autoptr(OwMcpCallResult) found = NULL;
+
+    g_ptr_array_set_size (s.seen, 0);
+    client = start_client (modern_config);
+    g_assert_cmpstr (ow_mcp_client_get_protocol_version (client), ==, "2026-07-28");
+    g_assert_cmpstr (ow_json_get_string (ow_mcp_client_get_server_info (client), "name"), ==, "modern-http");
+    found = call_ok (client, "lookup", NULL);
+    g_assert_cmpstr (first_text (found), ==, "found");
+    ow_mcp_client_stop (client);
+    g_assert_finalize_object (client);
+    g_assert_cmpuint (s.seen->len, ==, 3);
+    g_assert_cmpstr (s.seen->pdata[0], ==, "POST server/discover - 2026-07-28");
+    g_assert_cmpstr (s.seen->pdata[1], ==, "POST tools/list - 2026-07-28");
+    g_assert_cmpstr (s.seen->pdata[2], ==, "POST tools/call lookup 2026-07-28");
+  }
   g_ptr_array_unref (s.seen);
 }
 
