@@ -196,7 +196,19 @@ read_map (JsonObject *entry,
           g_string_append_printf (problems, "“%s.%s” must be a string. ", name, (const char *) l->data);
           continue;
         }
+      if (((const char *) l->data)[0] == '\0' || strpbrk (l->data, "=:\r\n") != NULL)
+        {
+          g_string_append_printf (problems, "“%s” has a name that cannot be used (empty, or with = : or a line break). ",
+                                  name);
+          continue;
+        }
       expanded = expand (r, value);
+      if (strpbrk (expanded, "\r\n") != NULL && g_str_equal (sep, ": "))
+        {
+          g_string_append_printf (problems, "“%s.%s” holds a line break, which a header cannot. ", name,
+                                  (const char *) l->data);
+          continue;
+        }
       g_ptr_array_add (list, g_strconcat (l->data, sep, expanded, NULL));
     }
   g_ptr_array_add (list, NULL);

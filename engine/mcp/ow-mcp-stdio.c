@@ -176,7 +176,9 @@ ow_mcp_login_path_async (GCancellable        *cancellable,
   if (shell == NULL || !g_path_is_absolute (shell) || !g_file_test (shell, G_FILE_TEST_IS_EXECUTABLE))
     shell = "/bin/sh";
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_INHERIT | G_SUBPROCESS_FLAGS_STDOUT_PIPE
+  /* stdin is a pipe that communicate() closes: a profile that reads input
+   * gets end-of-file, not the terminal of whoever started us. */
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE
                                         | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
   envp = ow_secret_env_filter (NULL);
   g_subprocess_launcher_set_environ (launcher, envp);
