@@ -144,7 +144,7 @@ read_strv (JsonObject  *entry,
       return FALSE;
     }
   array = json_node_get_array (node);
-  list = g_ptr_array_new ();
+  list = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < json_array_get_length (array); i++)
     {
       JsonNode *e = json_array_get_element (array, i);
@@ -152,12 +152,13 @@ read_strv (JsonObject  *entry,
       if (!JSON_NODE_HOLDS_VALUE (e) || json_node_get_value_type (e) != G_TYPE_STRING)
         {
           g_string_append_printf (problems, "“%s” must be a list of strings. ", name);
-          g_ptr_array_free (list, TRUE);
+          g_ptr_array_unref (list);
           return FALSE;
         }
       g_ptr_array_add (list, expand (r, json_node_get_string (e)));
     }
   g_ptr_array_add (list, NULL);
+  g_ptr_array_set_free_func (list, NULL);
   g_strfreev (*out);
   *out = (char **) g_ptr_array_free (list, FALSE);
   return TRUE;

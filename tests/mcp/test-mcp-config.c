@@ -86,7 +86,7 @@ test_parse_errors (void)
 {
   const char *broken[] = { "not json", "[]", "{\"servers\":{}}", "{\"mcpServers\":[]}" };
   const char *entries =
-    "{\"mcpServers\":{\"a\":5,\"b\":{\"args\":[\"x\"]},\"c\":{\"command\":\"x\",\"args\":\"flat\"},"
+    "{\"mcpServers\":{\"a\":5,\"b\":{\"args\":[\"x\"]},\"c\":{\"command\":\"x\",\"args\":\"flat\"},\"g\":{\"command\":\"x\",\"args\":[\"${HOME}\",1]},"
     "\"d\":{\"command\":\"x\",\"tool_timeout_sec\":-1},\"e\":{\"type\":\"carrier-pigeon\",\"command\":\"x\"},"
     "\"f\":{\"command\":\"x\",\"env\":{\"A=B\":\"c\"}},"
     "\"ok\":{\"command\":\"x\"}}}";
@@ -103,8 +103,8 @@ test_parse_errors (void)
     }
   servers = ow_mcp_config_parse (entries, -1, NULL, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (servers->len, ==, 7);
-  for (guint i = 0; i < 6; i++)
+  g_assert_cmpuint (servers->len, ==, 8);
+  for (guint i = 0; i < 7; i++)
     {
       OwMcpServerConfig *c = servers->pdata[i];
 
@@ -112,7 +112,7 @@ test_parse_errors (void)
       g_assert_nonnull (strstr (c->error, c->name));
     }
   /* Positive control: the good entry beside them is usable. */
-  g_assert_null (((OwMcpServerConfig *) servers->pdata[6])->error);
+  g_assert_null (((OwMcpServerConfig *) servers->pdata[7])->error);
 }
 
 static void
