@@ -358,6 +358,63 @@ ow_mcp_config_parse (const char       *text,
   return g_steal_pointer (&servers);
 }
 
+static GPtrArray *
+load_file (const char       *path,
+           OwMcpResolveFunc  resolve,
+           gpointer          resolve_data,
+           GError          **error)
+{
+  g_autoptr(GError) read_error = NULL;
+  g_autoptr(GError) parse_error = NULL;
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  GPtrArray *servers;
+
+  if (!g_file_get_contents (path, &text, &len, &read_error))
+    {
+      if (g_error_matches (read_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return g_ptr_array_new_with_free_func ((GDestroyNotify) ow_mcp_server_config_free);
+      g_set_error (error, OW_MCP_ERROR, OW_MCP_ERROR_CONFIG, "%s cannot be read: %s", path, read_error->message);
+      return NULL;
+    }
+  servers = ow_mcp_config_parse (text, (gssize) len, resolve, resolve_data, &parse_error);
+  if (servers == NULL)
+    g_set_error (error, OW_MCP_ERROR, OW_MCP_ERROR_CONFIG, "%s: %s", path, parse_error->message);
+  return servers;
+}
+
+GPtrArray *
+ow_mcp_config_load (const char       *global_path,
+                    const char       *workspace_path,
+                    OwMcpResolveFunc  resolve,
+                    gpointer          resolve_data,
+                    GError          **error)
+{
+  g_autoptr(GPtrArray) servers = NULL;
+  g_autoptr(GPtrArray) local = NULL;
+
+  servers = global_path != NULL ? load_file (global_path, resolve, resolve_data, error)
+                                : g_ptr_array_new_with_free_func ((GDestroyNotify) ow_mcp_server_config_free);
+  if (servers == NULL)
+    return NULL;
+  if (workspace_path == NULL)
+    return g_steal_pointer (&servers);
+  local = load_file (workspace_path, resolve, resolve_data, error);
+  if (local == NULL)
+    return NULL;
+  for (guint i = 0; i < local->len; i++)
+    {
+      OwMcpServerConfig *c = local->pdata[i];
+      gboolean taken = FALSE;
+
+      for (guint j = 0; j < servers->len && !taken; j++)
+        taken = g_str_equal (((OwMcpServerConfig *) servers->pdata[j])->name, c->name);
+      if (!taken)
+        g_ptr_array_add (servers, ow_mcp_server_config_copy (c));
+    }
+  return g_steal_pointer (&servers);
+}
+
 gboolean
 ow_mcp_server_config_allows_tool (const OwMcpServerConfig *config,
                                   const char              *tool)

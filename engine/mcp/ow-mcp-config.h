@@ -69,6 +69,18 @@ GPtrArray         *ow_mcp_config_parse        (const char       *text,
                                                gpointer          resolve_data,
                                                GError          **error);
 
+/* The servers of the global mcp.json (@global_path, in the state folder)
+ * and, when the workspace is trusted, of its .openworker/mcp.json
+ * (@workspace_path; pass NULL for an untrusted workspace: its file is never
+ * read, so it can never start a command). On a name in both, the global
+ * entry wins. A file that does not exist adds nothing; one that cannot be
+ * read or parsed fails the load with a sentence naming it. */
+GPtrArray         *ow_mcp_config_load         (const char       *global_path,
+                                               const char       *workspace_path,
+                                               OwMcpResolveFunc  resolve,
+                                               gpointer          resolve_data,
+                                               GError          **error);
+
 /* Whether the server's include/exclude lists let @tool through. */
 gboolean           ow_mcp_server_config_allows_tool (const OwMcpServerConfig *config, const char *tool);
 

@@ -7,6 +7,8 @@
 #include "ow-error.h"
 #include "ow-json.h"
 
+#include <glib/gstdio.h>
+
 static char *
 resolve_fixed (const char *name,
                gpointer    user_data)
@@ -162,6 +164,50 @@ test_env_minimal (void)
   g_unsetenv ("GITHUB_TOKEN");
 }
 
+static void
+test_load_files (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ow-mcp-config-XXXXXX", NULL);
+  g_autofree char *global = g_build_filename (dir, "mcp.json", NULL);
+  g_autofree char *local = g_build_filename (dir, "workspace-mcp.json", NULL);
+  g_autofree char *missing = g_build_filename (dir, "absent.json", NULL);
+  g_autoptr(GPtrArray) trusted = NULL;
+  g_autoptr(GPtrArray) untrusted = NULL;
+  g_autoptr(GPtrArray) none = NULL;
+  g_autoptr(GPtrArray) broken = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (global, "{\"mcpServers\":{\"shared\":{\"command\":\"global-cmd\"},"
+                                              "\"memory\":{\"command\":\"npx\"}}}", -1, NULL));
+  g_assert_true (g_file_set_contents (local, "{\"mcpServers\":{\"shared\":{\"command\":\"workspace-cmd\"},"
+                                             "\"project\":{\"command\":\"uvx\"}}}", -1, NULL));
+
+  trusted = ow_mcp_config_load (global, local, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trusted->len, ==, 3);
+  /* The global entry wins a clash; the workspace adds what is new. */
+  g_assert_cmpstr (((OwMcpServerConfig *) trusted->pdata[0])->command, ==, "global-cmd");
+  g_assert_cmpstr (((OwMcpServerConfig *) trusted->pdata[2])->name, ==, "project");
+
+  /* An untrusted workspace's file is not read at all. */
+  untrusted = ow_mcp_config_load (global, NULL, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (untrusted->len, ==, 2);
+
+  none = ow_mcp_config_load (missing, missing, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (none->len, ==, 0);
+
+  g_assert_true (g_file_set_contents (local, "{\"mcpServers\": [", -1, NULL));
+  broken = ow_mcp_config_load (global, local, NULL, NULL, &error);
+  g_assert_null (broken);
+  g_assert_error (error, OW_MCP_ERROR, OW_MCP_ERROR_CONFIG);
+  g_assert_nonnull (strstr (error->message, "workspace-mcp.json"));
+  g_unlink (global);
+  g_unlink (local);
+  g_rmdir (dir);
+}
+
 static gboolean
 check (const char *schema,
        const char *value,
@@ -221,6 +267,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/mcp/config/parse-shapes", test_parse_shapes);
   g_test_add_func ("/ow/mcp/config/parse-errors", test_parse_errors);
   g_test_add_func ("/ow/mcp/config/tool-names", test_tool_names);
+  g_test_add_func ("/ow/mcp/config/load-files", test_load_files);
   g_test_add_func ("/ow/mcp/config/env-minimal", test_env_minimal);
   g_test_add_func ("/ow/mcp/schema/basic", test_schema);
   return g_test_run ();
