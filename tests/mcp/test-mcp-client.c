@@ -887,6 +887,7 @@ typedef struct
 {
   GPtrArray *seen;        /* "METHOD rpc-method session protocol custom" lines */
   gboolean   deleted;
+  guint      sessions;    /* initialize requests answered */
 } Scripted;
 
 static void
@@ -980,9 +981,22 @@ on_scripted_cb (SoupServer        *server,
       soup_server_message_set_status (msg, 202, NULL);
       return;
     }
-  if (g_str_equal (rpc_method, "initialize"))
+  if (g_str_equal (path, "/expiring") && g_str_equal (rpc_method, "tools/call"))
     {
-      soup_message_headers_append (out, "Mcp-Session-Id", "sess-1");
+      /* The first session expires under the first call; later ones work. */
+      if (g_strcmp0 (soup_message_headers_get_one (in, "Mcp-Session-Id"), "sess-1") == 0)
+        {
+          soup_server_message_set_status (msg, 404, NULL);
+          return;
+        }
+      reply = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"result\":{\"content\":"
+                               "[{\"type\":\"text\",\"text\":\"fresh session\"}]}}", ow_json_get_int (rpc, "id", 0));
+    }
+  else if (g_str_equal (rpc_method, "initialize"))
+    {
+      g_autofree char *sid = g_strdup_printf ("sess-%u", ++s->sessions);
+
+      soup_message_headers_append (out, "Mcp-Session-Id", sid);
       reply = g_strdup_printf ("{\"jsonrpc\":\"2.0\",\"id\":%" G_GINT64_FORMAT ",\"result\":{\"protocolVersion\":"
                                "\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"scripted\","
                                "\"version\":\"1\"}}}", ow_json_get_int (rpc, "id", 0));
@@ -1069,6 +1083,34 @@ test_http_headers_and_auth (void)
   g_assert_nonnull (strstr (ow_mcp_client_get_auth_challenge (client), "scope=\"tools:read\""));
   g_clear_object (&result);
   g_assert_finalize_object (client);
+
+  /* A session that expires (404) fails the call in flight and starts a
+   * new one: initialize again, without the old id. */
+  {
+    g_autofree char *expiring = g_strconcat (base, "expiring", NULL);
+    g_autoptr(OwMcpServerConfig) expiring_config = http_config (expiring);
+    g_autoptr(OwMcpCallResult) lost = NULL;
+    g_autoptr(OwMcpCallResult) fresh = NULL;
+
+    s.sessions = 0;
+    g_clear_error (&error);
+    client = start_client (expiring_config);
+    g_assert_cmpstr (ow_mcp_client_get_session_id (client), ==, "sess-1");
+    lost = call_full (client, "lookup", NULL, NULL, NULL, &error);
+    g_assert_error (error, OW_MCP_ERROR, OW_MCP_ERROR_EXITED);
+    g_assert_nonnull (strstr (error->message, "ended its session (HTTP 404)"));
+    g_clear_error (&error);
+    wait_status (client, OW_MCP_STATUS_READY);
+    g_assert_cmpstr (ow_mcp_client_get_session_id (client), ==, "sess-2");
+    fresh = call_ok (client, "lookup", NULL);
+    g_assert_cmpstr (first_text (fresh), ==, "fresh session");
+    s.deleted = FALSE;
+    ow_mcp_client_stop (client);
+    while (!s.deleted)
+      g_main_context_iteration (NULL, TRUE);
+    g_assert_cmpstr (s.seen->pdata[s.seen->len - 1], ==, "DELETE - sess-2 2025-06-18 yes");
+    g_assert_finalize_object (client);
+  }
 
   /* The 2026-07-28 generation over HTTP: every POST is routed by its
    * headers (the double answers HeaderMismatch otherwise); no GET stream,
