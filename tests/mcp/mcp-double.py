@@ -9,7 +9,8 @@ DOUBLE_DIE_ON_INIT (exit at once with a message on stderr), DOUBLE_PAGE
 (tools per tools/list page, default 2), DOUBLE_MODERN (speak the stateless
 2026-07-28 generation: server/discover, _meta on every request, no
 initialize), DOUBLE_SILENT_DISCOVER (a 2025 server that never answers
-server/discover).
+server/discover), DOUBLE_IGNORE_EOF (stay alive when stdin closes, as a
+careless server does, so only a signal ends it).
 """
 import json
 import os
@@ -213,6 +214,10 @@ def main():
                 text_result(waiting, "client result " + json.dumps(msg.get("result")))
         elif rid is not None and method is not None and method != "notifications/initialized":
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "no " + method}})
+
+    if os.environ.get("DOUBLE_IGNORE_EOF"):
+        while True:
+            time.sleep(3600)
 
 
 main()

@@ -7,8 +7,11 @@
  * request. Nothing here waits for a duration: every wait spins the main
  * loop until a condition holds, and meson's timeout catches a hang.
  */
+#include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mcp/ow-mcp-client.h"
 #include "mcp/ow-mcp-stdio.h"
@@ -1183,6 +1186,43 @@ test_modern_silent_discover (void)
   stop_client (client);
 }
 
+/* The server goes with us even when we die without stop(): the child
+ * started it with PR_SET_PDEATHSIG. */
+static void
+test_double_dies_with_us (void)
+{
+  if (g_test_subprocess ())
+    {
+      /* It ignores the end of its stdin: only the death signal ends it. */
+      const char *env[] = { "DOUBLE_IGNORE_EOF=1", NULL };
+      g_autoptr(OwMcpServerConfig) config = double_config (env);
+      OwMcpClient *client = start_client (config);
+      g_autofree char *path = g_strdup_printf ("%s/ow-mcp-pid-%d", g_get_tmp_dir (), (int) getppid ());
+      g_autofree char *text = g_strdup_printf ("%d", ow_mcp_client_get_pid (client));
+
+      g_assert_true (g_file_set_contents (path, text, -1, NULL));
+      _exit (0);
+    }
+  else
+    {
+      g_autofree char *path = g_strdup_printf ("%s/ow-mcp-pid-%d", g_get_tmp_dir (), (int) getpid ());
+      g_autofree char *text = NULL;
+      int pid;
+
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+      g_test_trap_assert_passed ();
+      g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+      g_unlink (path);
+      pid = atoi (text);
+      g_assert_cmpint (pid, >, 0);
+      /* Orphaned, it is reaped by init (or the nearest subreaper) once the
+       * signal ends it. */
+      while (kill (pid, 0) == 0)
+        g_main_context_iteration (NULL, FALSE);
+      g_assert_cmpint (errno, ==, ESRCH);
+    }
+}
+
 static void
 on_path_cb (GObject      *source,
             GAsyncResult *result,
@@ -1242,6 +1282,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/mcp/double/server-requests", test_double_server_requests);
   g_test_add_func ("/ow/mcp/double/structured", test_double_structured);
   g_test_add_func ("/ow/mcp/double/crash-restarts", test_double_crash_restarts);
+  g_test_add_func ("/ow/mcp/double/dies-with-us", test_double_dies_with_us);
   g_test_add_func ("/ow/mcp/modern/stdio", test_modern_stdio);
   g_test_add_func ("/ow/mcp/modern/silent-discover", test_modern_silent_discover);
   g_test_add_func ("/ow/mcp/http/everything", test_http_everything);
