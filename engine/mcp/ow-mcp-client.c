@@ -29,8 +29,8 @@
 #define MODERN_VERSION "2026-07-28"
 #define META_PREFIX "io.modelcontextprotocol/"
 #define UNSUPPORTED_VERSION_CODE (-32022)
-/* How long server/discover may go unanswered before the server is taken
- * for one of the 2025 generation (which should answer it with an error). */
+/* How long server/discover, asked after initialize was refused, may go
+ * unanswered. */
 #define DISCOVER_TIMEOUT_MS 2000
 #define MAX_LIST_PAGES 100
 #define RESTART_BASE_MS 500
@@ -130,6 +130,7 @@ struct _OwMcpClient
   gboolean     initialized;     /* the initialize reply (or discover result) arrived */
   gboolean     modern;          /* the server speaks 2026-07-28: _meta on every request */
   gint64       rpc_error_code;  /* the JSON-RPC code of the error being completed */
+  GError      *init_error;      /* why initialize was refused, while server/discover is tried */
 
   /* tools */
   GPtrArray   *tools;           /* OwMcpTool, filtered; replaced, never edited */
@@ -750,6 +751,7 @@ parse_tool (JsonNode *node)
 
 static void start_succeeded (OwMcpClient *self);
 static void start_failed (OwMcpClient *self, GError *error);
+static void send_discover (OwMcpClient *self);
 
 static void list_page (OwMcpClient *self, const char *cursor, guint page);
 
@@ -945,6 +947,15 @@ on_initialize_cb (OwMcpClient *self,
 
   if (error != NULL)
     {
+      /* A JSON-RPC error, not silence or a crash: perhaps a 2026-07-28
+       * server, which has no initialize. Ask it; if that fails too, the
+       * initialize error is the one to report. */
+      if (g_error_matches (error, OW_MCP_ERROR, OW_MCP_ERROR_REMOTE) && self->init_error == NULL)
+        {
+          self->init_error = g_error_copy (error);
+          send_discover (self);
+          return;
+        }
       start_failed (self, error);
       return;
     }
@@ -1047,17 +1058,20 @@ set_string_prop (OwMcpClient *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties[prop]);
 }
 
-/* Era detection (2026-07-28): server/discover first. A DiscoverResult
- * naming 2026-07-28 means the stateless generation; any error, or no
- * answer within DISCOVER_TIMEOUT_MS, means a 2025 server, which gets
- * initialize. An UnsupportedProtocolVersion error that offers only
- * versions we do not speak ends the start. */
+/* Era detection. initialize goes first: most servers speak a 2025
+ * revision, and some stateless 2025 servers (the conformance suite's own)
+ * break when another request comes before it. A server that refuses
+ * initialize with a JSON-RPC error is asked server/discover; a
+ * DiscoverResult naming 2026-07-28 means the stateless generation (every
+ * request then carries _meta). Anything else fails the start with the
+ * initialize error. */
 static void
 on_discover_cb (OwMcpClient *self,
                 JsonNode    *result,
                 GError      *error,
                 gpointer     data)
 {
+  g_autoptr(GError) init_error = g_steal_pointer (&self->init_error);
   JsonObject *obj;
   JsonArray *versions;
   JsonObject *meta;
@@ -1066,14 +1080,8 @@ on_discover_cb (OwMcpClient *self,
   if (error != NULL)
     {
       if (self->rpc_error_code == UNSUPPORTED_VERSION_CODE)
-        g_debug ("MCP server %s: no 2026-07-28; trying initialize", self->config->name);
-      if (g_error_matches (error, OW_MCP_ERROR, OW_MCP_ERROR_AUTH_REQUIRED)
-          || g_error_matches (error, OW_MCP_ERROR, OW_MCP_ERROR_EXITED))
-        {
-          start_failed (self, error);
-          return;
-        }
-      send_initialize (self);
+        g_debug ("MCP server %s: refuses 2026-07-28 too", self->config->name);
+      start_failed (self, init_error != NULL ? init_error : error);
       return;
     }
   obj = JSON_NODE_HOLDS_OBJECT (result) ? json_node_get_object (result) : NULL;
@@ -1087,7 +1095,12 @@ on_discover_cb (OwMcpClient *self,
     }
   if (!speaks)
     {
-      send_initialize (self);
+      g_autoptr(GError) none = NULL;
+
+      if (init_error == NULL)
+        none = g_error_new (OW_MCP_ERROR, OW_MCP_ERROR_VERSION,
+                            "The MCP server “%s” speaks no protocol revision OpenWorker does.", self->config->name);
+      start_failed (self, init_error != NULL ? init_error : none);
       return;
     }
   self->modern = TRUE;
@@ -1122,6 +1135,7 @@ connect_with_path (OwMcpClient *self,
   g_autoptr(GError) error = NULL;
 
   drop_connection (self);
+  g_clear_error (&self->init_error);
   if (self->config->transport == OW_MCP_TRANSPORT_HTTP)
     self->http = ow_mcp_http_start (self->config, &http_callbacks, self);
   else
@@ -1133,7 +1147,7 @@ connect_with_path (OwMcpClient *self,
           return;
         }
     }
-  send_discover (self);
+  send_initialize (self);
 }
 
 static void
@@ -1607,6 +1621,7 @@ ow_mcp_client_finalize (GObject *object)
   g_clear_object (&self->start_cancel);
   g_free (self->last_error);
   g_free (self->auth_challenge);
+  g_clear_error (&self->init_error);
   g_free (self->protocol_version);
   g_free (self->instructions);
   ow_mcp_server_config_free (self->config);

@@ -2,12 +2,12 @@
  *
  * engine/mcp is the MCP client. OwMcpClient starts a server (stdio: spawn,
  * see ow-mcp-stdio.h; streamable HTTP: ow-mcp-http.h) and finds out which
- * generation it speaks: server/discover first (2026-07-28, stateless: every
- * request carries the protocol version, client capabilities and client
- * info in _meta), and when the server answers with an error or not at
- * all, initialize offering 2025-11-25 and accepting the 2025-06-18,
- * 2025-03-26 and 2024-11-05 revisions a server may answer with, then
- * notifications/initialized. It lists the tools with cursor pagination,
+ * generation it speaks: initialize first, offering 2025-11-25 and accepting
+ * the 2025-06-18, 2025-03-26 and 2024-11-05 revisions a server may answer
+ * with, then notifications/initialized; when the server refuses initialize
+ * with a JSON-RPC error, server/discover, and if that names 2026-07-28 the
+ * stateless generation (every request carries the protocol version, client
+ * capabilities and client info in _meta). It lists the tools with cursor pagination,
  * re-lists when the server says they changed (coalescing storms of
  * notifications into at most one listing in flight and one queued), calls
  * tools with progress, cancellation and timeouts, answers the server's own

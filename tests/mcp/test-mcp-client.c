@@ -1062,9 +1062,8 @@ test_http_headers_and_auth (void)
 
   /* What went over the wire: the session and the agreed version on every
    * request after initialize, the configured header on all. */
-  g_assert_cmpstr (s.seen->pdata[0], ==, "POST server/discover - 2026-07-28 yes");
-  g_assert_cmpstr (s.seen->pdata[1], ==, "POST initialize - - yes");
-  for (guint i = 2; i < s.seen->len; i++)
+  g_assert_cmpstr (s.seen->pdata[0], ==, "POST initialize - - yes");
+  for (guint i = 1; i < s.seen->len; i++)
     {
       const char *line = s.seen->pdata[i];
 
@@ -1131,10 +1130,12 @@ test_http_headers_and_auth (void)
     g_assert_cmpstr (first_text (found), ==, "found");
     ow_mcp_client_stop (client);
     g_assert_finalize_object (client);
-    g_assert_cmpuint (s.seen->len, ==, 3);
-    g_assert_cmpstr (s.seen->pdata[0], ==, "POST server/discover - 2026-07-28");
-    g_assert_cmpstr (s.seen->pdata[1], ==, "POST tools/list - 2026-07-28");
-    g_assert_cmpstr (s.seen->pdata[2], ==, "POST tools/call lookup 2026-07-28");
+    /* initialize is refused (HeaderMismatch), then server/discover. */
+    g_assert_cmpuint (s.seen->len, ==, 4);
+    g_assert_cmpstr (s.seen->pdata[0], ==, "POST - - -");
+    g_assert_cmpstr (s.seen->pdata[1], ==, "POST server/discover - 2026-07-28");
+    g_assert_cmpstr (s.seen->pdata[2], ==, "POST tools/list - 2026-07-28");
+    g_assert_cmpstr (s.seen->pdata[3], ==, "POST tools/call lookup 2026-07-28");
   }
   g_ptr_array_unref (s.seen);
 }
@@ -1170,14 +1171,15 @@ test_modern_stdio (void)
 }
 
 static void
-test_modern_silent_discover (void)
+test_modern_legacy_first (void)
 {
   const char *env[] = { "DOUBLE_SILENT_DISCOVER=1", NULL };
   g_autoptr(OwMcpServerConfig) config = double_config (env);
   g_autoptr(OwMcpCallResult) echo = NULL;
   OwMcpClient *client;
 
-  /* A 2025 server that ignores server/discover still gets initialize. */
+  /* A 2025 server is never asked server/discover (this one would never
+   * answer it): initialize goes first and succeeds. */
   client = start_client (config);
   g_assert_cmpstr (ow_mcp_client_get_protocol_version (client), ==, "2025-06-18");
   g_assert_null (ow_mcp_client_get_last_error (client));
@@ -1284,7 +1286,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/mcp/double/crash-restarts", test_double_crash_restarts);
   g_test_add_func ("/ow/mcp/double/dies-with-us", test_double_dies_with_us);
   g_test_add_func ("/ow/mcp/modern/stdio", test_modern_stdio);
-  g_test_add_func ("/ow/mcp/modern/silent-discover", test_modern_silent_discover);
+  g_test_add_func ("/ow/mcp/modern/legacy-first", test_modern_legacy_first);
   g_test_add_func ("/ow/mcp/http/everything", test_http_everything);
   g_test_add_func ("/ow/mcp/http/headers-and-auth", test_http_headers_and_auth);
   return g_test_run ();
