@@ -119,6 +119,7 @@ struct _OwMcpClient
   OwMcpStdio  *conn;            /* stdio: owned; NULL when none runs */
   OwMcpHttp   *http;            /* streamable HTTP: owned; NULL when none runs */
   char        *auth_challenge;  /* the last 401's WWW-Authenticate, or NULL */
+  char        *access_token;    /* HTTP: sent as a bearer token, or NULL; never logged */
   guint        generation;      /* bumped for every connection */
   gint64       next_id;
   GHashTable  *pending;         /* gint64 id → Pending (owned) */
@@ -1137,7 +1138,10 @@ connect_with_path (OwMcpClient *self,
   drop_connection (self);
   g_clear_error (&self->init_error);
   if (self->config->transport == OW_MCP_TRANSPORT_HTTP)
-    self->http = ow_mcp_http_start (self->config, &http_callbacks, self);
+    {
+      self->http = ow_mcp_http_start (self->config, &http_callbacks, self);
+      ow_mcp_http_set_access_token (self->http, self->access_token);
+    }
   else
     {
       self->conn = ow_mcp_stdio_start (self->config, path, &conn_callbacks, self, &error);
@@ -1571,6 +1575,17 @@ ow_mcp_client_get_pid (OwMcpClient *self)
   return self->conn != NULL ? ow_mcp_stdio_get_pid (self->conn) : 0;
 }
 
+void
+ow_mcp_client_set_access_token (OwMcpClient *self,
+                                const char  *token)
+{
+  g_return_if_fail (OW_IS_MCP_CLIENT (self));
+  g_free (self->access_token);
+  self->access_token = g_strdup (token);
+  if (self->http != NULL)
+    ow_mcp_http_set_access_token (self->http, token);
+}
+
 const char *
 ow_mcp_client_get_auth_challenge (OwMcpClient *self)
 {
@@ -1621,6 +1636,7 @@ ow_mcp_client_finalize (GObject *object)
   g_clear_object (&self->start_cancel);
   g_free (self->last_error);
   g_free (self->auth_challenge);
+  g_free (self->access_token);
   g_clear_error (&self->init_error);
   g_free (self->protocol_version);
   g_free (self->instructions);

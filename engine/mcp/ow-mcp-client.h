@@ -158,6 +158,11 @@ void         ow_mcp_client_stop             (OwMcpClient *self);
 
 /* The server's process id while it runs (diagnostics and tests), else 0. */
 int          ow_mcp_client_get_pid          (OwMcpClient *self);
+/* The OAuth access token sent to an HTTP server ("Authorization: Bearer …")
+ * from the next request on, kept across restarts; NULL removes it. This is
+ * where net/ow-oauth.c hands over a token it obtained or refreshed; start
+ * the client again after a 401 to use it. */
+void         ow_mcp_client_set_access_token (OwMcpClient *self, const char *token);
 /* The WWW-Authenticate header of the last 401 (for net/ow-oauth.c), or NULL. */
 const char  *ow_mcp_client_get_auth_challenge (OwMcpClient *self);
 /* The HTTP server's Mcp-Session-Id, or NULL (stdio, or none given). */

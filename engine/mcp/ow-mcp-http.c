@@ -28,6 +28,7 @@ struct _OwMcpHttp
   char               *url;
   char              **headers;           /* "Name: value" from mcp.json */
   char               *session_id;        /* Mcp-Session-Id, once given */
+  char               *access_token;      /* an OAuth access token, or NULL; never logged */
   char               *protocol_version;  /* MCP-Protocol-Version, once agreed */
   gboolean            modern;            /* 2026-07-28: Mcp-Method/Mcp-Name, no GET, no session */
   gsize               max;               /* largest message accepted */
@@ -73,6 +74,7 @@ http_unref (OwMcpHttp *t)
   g_strfreev (t->headers);
   g_free (t->session_id);
   g_free (t->protocol_version);
+  g_free (t->access_token);
   g_free (t);
 }
 
@@ -124,6 +126,12 @@ build_request (OwMcpHttp  *t,
     }
   ow_http_request_add_header (req, "Accept", g_str_equal (method, "GET") ? "text/event-stream"
                                                                           : "application/json, text/event-stream");
+  if (t->access_token != NULL)
+    {
+      g_autofree char *bearer = g_strconcat ("Bearer ", t->access_token, NULL);
+
+      ow_http_request_add_header (req, "Authorization", bearer);
+    }
   if (t->session_id != NULL)
     ow_http_request_add_header (req, "Mcp-Session-Id", t->session_id);
   if (t->protocol_version != NULL)
@@ -418,6 +426,14 @@ ow_mcp_http_set_protocol_version (OwMcpHttp  *self,
   self->protocol_version = g_strdup (version);
   self->modern = g_strcmp0 (version, "2026-07-28") == 0;
   open_get (self);
+}
+
+void
+ow_mcp_http_set_access_token (OwMcpHttp  *self,
+                              const char *token)
+{
+  g_free (self->access_token);
+  self->access_token = g_strdup (token);
 }
 
 const char *

@@ -41,6 +41,8 @@ void        ow_mcp_http_send                 (OwMcpHttp *self, const char *messa
  * version it opens the GET stream, for 2026-07-28 it switches to that
  * generation's headers (Mcp-Method, Mcp-Name) without GET or DELETE. */
 void        ow_mcp_http_set_protocol_version (OwMcpHttp *self, const char *version);
+/* Sent as "Authorization: Bearer @token" from now on (NULL: none). */
+void        ow_mcp_http_set_access_token     (OwMcpHttp *self, const char *token);
 /* The session the server gave, or NULL. */
 const char *ow_mcp_http_get_session_id       (OwMcpHttp *self);
 /* Ends the session (DELETE) and every stream, and frees @self; no callback

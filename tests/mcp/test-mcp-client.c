@@ -910,7 +910,8 @@ on_scripted_cb (SoupServer        *server,
   const char *rpc_method = NULL;
   g_autofree char *reply = NULL;
 
-  if (g_str_equal (path, "/locked"))
+  if (g_str_equal (path, "/locked")
+      && g_strcmp0 (soup_message_headers_get_one (in, "Authorization"), "Bearer good-token") != 0)
     {
       soup_message_headers_append (out, "WWW-Authenticate",
                                    "Bearer resource_metadata=\"http://127.0.0.1/.well-known/oauth-protected-resource\", "
@@ -1084,6 +1085,28 @@ test_http_headers_and_auth (void)
   g_assert_nonnull (strstr (ow_mcp_client_get_auth_challenge (client), "resource_metadata="));
   g_assert_nonnull (strstr (ow_mcp_client_get_auth_challenge (client), "scope=\"tools:read\""));
   g_clear_object (&result);
+
+  /* Positive control: with the token the server wants, the same client
+   * connects (the endpoint then answers like the open one). */
+  g_clear_error (&error);
+  ow_mcp_client_set_access_token (client, "wrong-token");
+  ow_mcp_client_start_async (client, NULL, on_result_cb, &result);
+  wait_until (result_arrived, &result);
+  g_assert_false (ow_mcp_client_start_finish (client, result, &error));
+  g_assert_error (error, OW_MCP_ERROR, OW_MCP_ERROR_AUTH_REQUIRED);
+  g_clear_error (&error);
+  g_clear_object (&result);
+  ow_mcp_client_set_access_token (client, "good-token");
+  ow_mcp_client_start_async (client, NULL, on_result_cb, &result);
+  wait_until (result_arrived, &result);
+  g_assert_true (ow_mcp_client_start_finish (client, result, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (ow_mcp_client_get_status (client), ==, OW_MCP_STATUS_READY);
+  g_clear_object (&result);
+  s.deleted = FALSE;
+  ow_mcp_client_stop (client);
+  while (!s.deleted)
+    g_main_context_iteration (NULL, TRUE);
   g_assert_finalize_object (client);
 
   /* A session that expires (404) fails the call in flight and starts a
