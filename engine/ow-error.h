@@ -20,6 +20,7 @@ G_BEGIN_DECLS
 #define OW_SANDBOX_ERROR (ow_sandbox_error_quark ())
 #define OW_SECRET_ERROR (ow_secret_error_quark ())
 #define OW_OAUTH_ERROR (ow_oauth_error_quark ())
+#define OW_MCP_ERROR (ow_mcp_error_quark ())
 
 /* Transport-level failures of outbound HTTP (engine/net). An HTTP status,
  * even 500, is not an OW_NET_ERROR: the response is returned. */
@@ -117,6 +118,22 @@ typedef enum {
   OW_OAUTH_ERROR_SIGN_IN_REQUIRED,  /* no credential, or it was revoked: sign in again */
   OW_OAUTH_ERROR_STEP_UP_LIMIT,     /* the resource keeps asking for more scope */
 } OwOAuthError;
+/* The MCP client (engine/mcp). A tool that ran and failed is not an
+ * error here: its result carries isError. */
+typedef enum {
+  OW_MCP_ERROR_FAILED,
+  OW_MCP_ERROR_PROTOCOL,      /* the server sent something that is not JSON-RPC / MCP */
+  OW_MCP_ERROR_SPAWN,         /* the server's command could not be started */
+  OW_MCP_ERROR_EXITED,        /* the server process ended (or closed its output) */
+  OW_MCP_ERROR_TIMEOUT,       /* no answer within the configured time */
+  OW_MCP_ERROR_REMOTE,        /* the server answered with a JSON-RPC error */
+  OW_MCP_ERROR_TOO_LARGE,     /* a message exceeded the configured limit */
+  OW_MCP_ERROR_VERSION,       /* the server speaks no protocol revision we do */
+  OW_MCP_ERROR_NOT_READY,     /* the client is not connected */
+  OW_MCP_ERROR_INVALID_RESULT,/* structuredContent does not match the tool's outputSchema */
+  OW_MCP_ERROR_AUTH_REQUIRED, /* an HTTP server asked for authorization (401) */
+  OW_MCP_ERROR_CONFIG,        /* an mcp.json entry that cannot be used */
+} OwMcpError;
 
 GQuark ow_net_error_quark (void);
 GQuark ow_provider_error_quark (void);
@@ -129,5 +146,6 @@ GQuark ow_policy_error_quark (void);
 GQuark ow_sandbox_error_quark (void);
 GQuark ow_secret_error_quark (void);
 GQuark ow_oauth_error_quark (void);
+GQuark ow_mcp_error_quark (void);
 
 G_END_DECLS
