@@ -25,6 +25,7 @@
 #include "headless/ow-atif.h"
 #include "headless/ow-headless-attendant.h"
 #include "headless/ow-run-record.h"
+#include "mcp/ow-mcp-provider.h"
 #include "ow-error.h"
 #include "ow-redact.h"
 #include "ow-session-marker.h"
@@ -56,6 +57,7 @@ typedef struct {
   gint64    tool_result_max_bytes;
   char     *provider_order;
   char     *trajectory_atif;
+  char     *mcp_config;
 
   /* resolved */
   char     *task;            /* the prompt text */
@@ -106,6 +108,7 @@ run_clear (Run *r)
   g_free (r->reasoning_effort);
   g_free (r->provider_order);
   g_free (r->trajectory_atif);
+  g_free (r->mcp_config);
   g_free (r->task);
   g_free (r->workspace_abs);
   g_clear_pointer (&r->sites, g_ptr_array_unref);
@@ -826,6 +829,8 @@ run (Run *r)
   g_autofree char *bare = NULL;
   g_autofree char *record_dir = NULL;
   g_autofree char *spill = NULL;
+  g_autoptr(GPtrArray) mcp_providers = NULL;  /* OwMcpProvider* */
+  g_autoptr(GPtrArray) mcp_list = g_ptr_array_new ();  /* the same, NULL-terminated, borrowed */
   g_autoptr(OwModelConfig) model_config = NULL;
   g_auto(OwModelSettings) settings = { 0 };
   const OwProviderEntry *entry = NULL;
@@ -1002,6 +1007,30 @@ run (Run *r)
   if (r->reasoning_effort == NULL && settings.reasoning_effort != NULL)
     r->reasoning_effort = g_strdup (settings.reasoning_effort);
   spill = g_build_filename (record_dir, "tool-output", NULL);
+  /* The MCP servers: --mcp-config's alone, else the machine's (and a
+   * trusted workspace's); an isolated run reads none of this computer's. */
+  {
+    g_autoptr(GPtrArray) configs = NULL;
+    g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
+    g_autoptr(GPtrArray) roots = g_ptr_array_new ();
+    GPtrArray *session_roots = ow_session_get_roots (session);
+
+    if (r->mcp_config != NULL && !g_file_test (r->mcp_config, G_FILE_TEST_IS_REGULAR))
+      return usage_error ("--mcp-config %s: no such file.", r->mcp_config);
+    for (guint i = 0; session_roots != NULL && i < session_roots->len; i++)
+      g_ptr_array_add (roots, ((OwRoot *) g_ptr_array_index (session_roots, i))->path);
+    g_ptr_array_add (roots, NULL);
+    configs = ow_mcp_configs_for_session (r->isolated ? NULL : ow_context_get_paths (ctx), r->workspace_abs,
+                                          r->mcp_config, (const char *const *) roots->pdata, &error);
+    if (configs == NULL)
+      return usage_error ("%s", error->message);
+    mcp_providers = ow_mcp_start_servers (configs, problems);
+    for (guint i = 0; i < problems->len; i++)
+      say ("%s", (const char *) g_ptr_array_index (problems, i));
+    for (guint i = 0; i < mcp_providers->len; i++)
+      g_ptr_array_add (mcp_list, g_ptr_array_index (mcp_providers, i));
+    g_ptr_array_add (mcp_list, NULL);
+  }
   {
     OwSessionRecipe recipe = {
       .context = ctx,
@@ -1022,6 +1051,7 @@ run (Run *r)
       .provider_order = r->provider_order,
       .result_max = (gsize) result_max,
       .spill_dir = spill,
+      .tool_providers = (OwToolProvider *const *) mcp_list->pdata,
     };
 
     agent = ow_session_recipe_build (&recipe, &error);
@@ -1175,6 +1205,8 @@ ow_run_main (int argc, char **argv)
     { "tool-result-max-bytes", 0, 0, G_OPTION_ARG_INT64, &r.tool_result_max_bytes, "Bound each tool result (default 10000; 0: off)", "N" },
     { "provider-order", 0, 0, G_OPTION_ARG_STRING, &r.provider_order, "OpenRouter only: pin the upstream host, no fallback", "HOSTS" },
     { "trajectory-atif", 0, 0, G_OPTION_ARG_FILENAME, &r.trajectory_atif, "Also write the trajectory here", "PATH" },
+    { "mcp-config", 0, 0, G_OPTION_ARG_FILENAME, &r.mcp_config,
+      "Use only the MCP servers in this mcp.json (also with --isolated)", "FILE" },
     { NULL }
   };
   g_autoptr(GOptionContext) octx = g_option_context_new ("- run one task to the end and leave a record");

@@ -351,24 +351,7 @@ trust_path (OwServer *self)
 static GPtrArray *
 trust_load (OwServer *self)
 {
-  g_autofree char *path = trust_path (self);
-  g_autofree char *text = NULL;
-  g_autoptr(JsonObject) obj = NULL;
-  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
-  JsonArray *arr;
-  gsize len = 0;
-
-  if (!g_file_get_contents (path, &text, &len, NULL) || len > 1024 * 1024)
-    return out;
-  obj = ow_json_object_from_string (text, (gssize) len, NULL);
-  arr = obj != NULL ? ow_json_get_array (obj, "trusted_workspaces") : NULL;
-  for (guint i = 0; arr != NULL && i < json_array_get_length (arr); i++)
-    {
-      JsonNode *n = json_array_get_element (arr, i);
-      if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING)
-        g_ptr_array_add (out, g_strdup (json_node_get_string (n)));
-    }
-  return out;
+  return ow_paths_load_trusted_workspaces (ow_context_get_paths (self->ctx));
 }
 
 static gboolean

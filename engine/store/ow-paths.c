@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ow-json.h"
+
 OwPaths *
 ow_paths_new_under (const char *root)
 {
@@ -140,4 +142,41 @@ ow_write_file_atomic (const char *path, const char *contents, gssize len, int mo
       return FALSE;
     }
   return TRUE;
+}
+
+GPtrArray *
+ow_paths_load_trusted_workspaces (const OwPaths *paths)
+{
+  g_autofree char *path = g_build_filename (paths->state_dir, "workspace_trust.json", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr(JsonObject) obj = NULL;
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  JsonArray *arr;
+  gsize len = 0;
+
+  if (!g_file_get_contents (path, &text, &len, NULL) || len > 1024 * 1024)
+    return out;
+  obj = ow_json_object_from_string (text, (gssize) len, NULL);
+  arr = obj != NULL ? ow_json_get_array (obj, "trusted_workspaces") : NULL;
+  for (guint i = 0; arr != NULL && i < json_array_get_length (arr); i++)
+    {
+      JsonNode *n = json_array_get_element (arr, i);
+      if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING)
+        g_ptr_array_add (out, g_strdup (json_node_get_string (n)));
+    }
+  return out;
+}
+
+gboolean
+ow_paths_workspace_trusted (const OwPaths *paths, const char *workspace)
+{
+  g_autoptr(GPtrArray) trusted = NULL;
+
+  if (paths == NULL || workspace == NULL)
+    return FALSE;
+  trusted = ow_paths_load_trusted_workspaces (paths);
+  for (guint i = 0; i < trusted->len; i++)
+    if (g_str_equal (g_ptr_array_index (trusted, i), workspace))
+      return TRUE;
+  return FALSE;
 }

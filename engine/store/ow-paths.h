@@ -31,6 +31,13 @@ OwPaths *ow_paths_new_under   (const char *root);
 OwPaths *ow_paths_copy        (const OwPaths *paths);
 void     ow_paths_free        (OwPaths *paths);
 
+/* The folders a person trusts (state folder's workspace_trust.json):
+ * their commands (.openworker/commands) and MCP servers
+ * (.openworker/mcp.json) may run. (transfer full) element type char*;
+ * empty when the file is missing or unreadable. */
+GPtrArray *ow_paths_load_trusted_workspaces (const OwPaths *paths);
+gboolean   ow_paths_workspace_trusted       (const OwPaths *paths, const char *workspace);
+
 /* Creates @path and its parents with mode 0700. */
 gboolean ow_paths_ensure_dir  (const char *path, GError **error);
 

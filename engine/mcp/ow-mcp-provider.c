@@ -1,0 +1,521 @@
+/* ow-mcp-provider.c: one MCP server's tools, as a tool provider. */
+#include "mcp/ow-mcp-provider.h"
+
+#include "ow-error.h"
+
+/* ---- One tool --------------------------------------------------------------
+ *
+ * OwMcpBoundTool is an OwTool for one listed tool of one client. It keeps
+ * the client alive while a call runs (a provider dropped mid-call must not
+ * free the connection under it). */
+
+#define OW_TYPE_MCP_BOUND_TOOL (ow_mcp_bound_tool_get_type ())
+G_DECLARE_FINAL_TYPE (OwMcpBoundTool, ow_mcp_bound_tool, OW, MCP_BOUND_TOOL, GObject)
+
+struct _OwMcpBoundTool
+{
+  GObject      parent_instance;
+
+  OwMcpClient *client;     /* owned */
+  OwMcpTool   *tool;       /* owned reference */
+  char        *full_name;  /* mcp__server__tool */
+  char        *source;     /* mcp:server */
+};
+
+static void bound_tool_iface_init (OwToolInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (OwMcpBoundTool, ow_mcp_bound_tool, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (OW_TYPE_TOOL, bound_tool_iface_init))
+
+static void
+ow_mcp_bound_tool_finalize (GObject *object)
+{
+  OwMcpBoundTool *self = OW_MCP_BOUND_TOOL (object);
+
+  g_clear_object (&self->client);
+  g_clear_pointer (&self->tool, ow_mcp_tool_unref);
+  g_free (self->full_name);
+  g_free (self->source);
+  G_OBJECT_CLASS (ow_mcp_bound_tool_parent_class)->finalize (object);
+}
+
+static void
+ow_mcp_bound_tool_class_init (OwMcpBoundToolClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = ow_mcp_bound_tool_finalize;
+}
+
+static void
+ow_mcp_bound_tool_init (OwMcpBoundTool *self)
+{
+}
+
+static const char *
+bound_get_name (OwTool *tool)
+{
+  return OW_MCP_BOUND_TOOL (tool)->full_name;
+}
+
+/* Every MCP tool is external: its annotations are the server's word. */
+static OwRisk
+bound_get_risk (OwTool *tool)
+{
+  return OW_RISK_EXTERNAL;
+}
+
+static const char *
+bound_get_title (OwTool *tool)
+{
+  return OW_MCP_BOUND_TOOL (tool)->tool->title;
+}
+
+static const char *
+bound_get_description (OwTool *tool)
+{
+  return OW_MCP_BOUND_TOOL (tool)->tool->description;
+}
+
+static JsonObject *
+bound_get_input_schema (OwTool *tool)
+{
+  return OW_MCP_BOUND_TOOL (tool)->tool->input_schema;
+}
+
+static JsonObject *
+bound_get_output_schema (OwTool *tool)
+{
+  return OW_MCP_BOUND_TOOL (tool)->tool->output_schema;
+}
+
+static JsonObject *
+bound_get_annotations (OwTool *tool)
+{
+  return OW_MCP_BOUND_TOOL (tool)->tool->annotations;
+}
+
+static const char *
+bound_get_source (OwTool *tool)
+{
+  return OW_MCP_BOUND_TOOL (tool)->source;
+}
+
+/* A server's content block as one of ours. Audio and binary resources are
+ * named, not passed: the wire styles carry text and images. */
+static OwContentBlock *
+content_block (const OwMcpContent *c)
+{
+  switch (c->type)
+    {
+    case OW_MCP_CONTENT_TEXT:
+      return ow_content_block_new_text (c->text != NULL ? c->text : "");
+    case OW_MCP_CONTENT_IMAGE:
+      if (c->data != NULL && c->mime_type != NULL)
+        {
+          gsize len = 0;
+          g_autofree guchar *raw = g_base64_decode (c->data, &len);
+          g_autoptr(GBytes) bytes = g_bytes_new_take (g_steal_pointer (&raw), len);
+
+          return ow_content_block_new_image (bytes, c->mime_type);
+        }
+      return ow_content_block_new_text ("[image without data]");
+    case OW_MCP_CONTENT_AUDIO:
+      {
+        g_autofree char *t = g_strdup_printf ("[audio: %s, not passed on]",
+                                              c->mime_type != NULL ? c->mime_type : "unknown type");
+        return ow_content_block_new_text (t);
+      }
+    case OW_MCP_CONTENT_RESOURCE_LINK:
+      return ow_content_block_new_resource_link (c->uri != NULL ? c->uri : "", c->name, c->mime_type);
+    case OW_MCP_CONTENT_RESOURCE:
+      if (c->text != NULL)
+        {
+          g_autofree char *t = g_strdup_printf ("[resource %s]\n%s", c->uri != NULL ? c->uri : "", c->text);
+          return ow_content_block_new_text (t);
+        }
+      return ow_content_block_new_resource_link (c->uri != NULL ? c->uri : "", NULL, c->mime_type);
+    case OW_MCP_CONTENT_UNKNOWN:
+    default:
+      return ow_content_block_new_text ("[a content block of a kind this client does not read]");
+    }
+}
+
+static OwToolResult *
+tool_result (OwMcpCallResult *r)
+{
+  GPtrArray *content = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_content_block_free);
+
+  for (guint i = 0; r->content != NULL && i < r->content->len; i++)
+    g_ptr_array_add (content, content_block (g_ptr_array_index (r->content, i)));
+  return ow_tool_result_new_content (content, r->structured_content, r->is_error);
+}
+
+typedef struct {
+  OwToolProgressFunc progress;
+  gpointer           data;
+} Progress;
+
+static void
+on_progress (double progress, double total, const char *message, gpointer user_data)
+{
+  Progress *p = user_data;
+
+  p->progress (progress, total, message, p->data);
+}
+
+static void
+on_called (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  OwMcpBoundTool *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwMcpCallResult) r = ow_mcp_client_call_tool_finish (OW_MCP_CLIENT (source), result, &error);
+  g_autofree char *message = NULL;
+
+  if (r != NULL)
+    {
+      g_task_return_pointer (task, tool_result (r), (GDestroyNotify) ow_tool_result_free);
+      return;
+    }
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  /* The server could not answer: a result the model reads, naming the
+   * server, rather than a failure of the turn. */
+  message = g_strdup_printf ("MCP server \"%s\" could not run %s: %s", ow_mcp_client_get_name (self->client),
+                             self->tool->name, error->message);
+  g_task_return_pointer (task, ow_tool_result_new_error (OW_TOOL_STATUS_ERROR, message),
+                         (GDestroyNotify) ow_tool_result_free);
+}
+
+static void
+bound_call_async (OwTool              *tool,
+                  const OwToolContext *context,
+                  JsonObject          *args,
+                  GCancellable        *cancellable,
+                  OwToolProgressFunc   progress,
+                  gpointer             progress_data,
+                  GAsyncReadyCallback  callback,
+                  gpointer             user_data)
+{
+  OwMcpBoundTool *self = OW_MCP_BOUND_TOOL (tool);
+  GTask *task = g_task_new (self, cancellable, callback, user_data);
+  Progress *p = NULL;
+
+  g_task_set_source_tag (task, bound_call_async);
+  if (progress != NULL)
+    {
+      p = g_new0 (Progress, 1);
+      p->progress = progress;
+      p->data = progress_data;
+    }
+  ow_mcp_client_call_tool_async (self->client, self->tool->name, args,
+                                 p != NULL ? on_progress : NULL, p, p != NULL ? g_free : NULL,
+                                 cancellable, on_called, task);
+}
+
+static OwToolResult *
+bound_call_finish (OwTool *tool, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+bound_tool_iface_init (OwToolInterface *iface)
+{
+  iface->get_name = bound_get_name;
+  iface->get_risk = bound_get_risk;
+  iface->call_async = bound_call_async;
+  iface->call_finish = bound_call_finish;
+  iface->get_title = bound_get_title;
+  iface->get_description = bound_get_description;
+  iface->get_input_schema = bound_get_input_schema;
+  iface->get_output_schema = bound_get_output_schema;
+  iface->get_annotations = bound_get_annotations;
+  iface->get_source = bound_get_source;
+}
+
+/* ---- The provider ---------------------------------------------------------- */
+
+struct _OwMcpProvider
+{
+  GObject      parent_instance;
+
+  OwMcpClient *client;     /* owned */
+  char        *source;     /* mcp:<server> */
+  GPtrArray   *tools;      /* OwMcpBoundTool*, ordered by name */
+  gulong       changed_id;
+};
+
+static void list_model_iface_init (GListModelInterface *iface);
+static void provider_iface_init (OwToolProviderInterface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (OwMcpProvider, ow_mcp_provider, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init)
+                               G_IMPLEMENT_INTERFACE (OW_TYPE_TOOL_PROVIDER, provider_iface_init))
+
+static GType
+model_get_item_type (GListModel *model)
+{
+  return OW_TYPE_TOOL;
+}
+
+static guint
+model_get_n_items (GListModel *model)
+{
+  return OW_MCP_PROVIDER (model)->tools->len;
+}
+
+static gpointer
+model_get_item (GListModel *model, guint position)
+{
+  OwMcpProvider *self = OW_MCP_PROVIDER (model);
+
+  if (position >= self->tools->len)
+    return NULL;
+  return g_object_ref (g_ptr_array_index (self->tools, position));
+}
+
+static void
+list_model_iface_init (GListModelInterface *iface)
+{
+  iface->get_item_type = model_get_item_type;
+  iface->get_n_items = model_get_n_items;
+  iface->get_item = model_get_item;
+}
+
+static const char *
+provider_get_source (OwToolProvider *provider)
+{
+  return OW_MCP_PROVIDER (provider)->source;
+}
+
+static void
+provider_iface_init (OwToolProviderInterface *iface)
+{
+  iface->get_source = provider_get_source;
+}
+
+static int
+by_name (gconstpointer a, gconstpointer b)
+{
+  const OwMcpBoundTool *x = *(OwMcpBoundTool *const *) a;
+  const OwMcpBoundTool *y = *(OwMcpBoundTool *const *) b;
+
+  return strcmp (x->full_name, y->full_name);
+}
+
+/* The server's tools as items, replacing the old ones in one change. The
+ * names are given in the server's order, so a collision suffix (`_2`)
+ * stays on the same tool from listing to listing. */
+static void
+reload (OwMcpProvider *self)
+{
+  g_autoptr(GPtrArray) listed = ow_mcp_client_get_tools (self->client);
+  g_autoptr(GHashTable) taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GPtrArray *tools = g_ptr_array_new_with_free_func (g_object_unref);
+  guint removed = self->tools->len;
+  const char *server = ow_mcp_client_get_name (self->client);
+
+  for (guint i = 0; listed != NULL && i < listed->len; i++)
+    {
+      OwMcpTool *t = g_ptr_array_index (listed, i);
+      OwMcpBoundTool *bound = g_object_new (OW_TYPE_MCP_BOUND_TOOL, NULL);
+
+      bound->client = g_object_ref (self->client);
+      bound->tool = ow_mcp_tool_ref (t);
+      bound->full_name = ow_mcp_tool_full_name (server, t->name, taken);
+      bound->source = g_strdup (self->source);
+      g_ptr_array_add (tools, bound);
+    }
+  g_ptr_array_sort (tools, by_name);
+  g_ptr_array_unref (self->tools);
+  self->tools = tools;
+  if (removed > 0 || tools->len > 0)
+    g_list_model_items_changed (G_LIST_MODEL (self), 0, removed, tools->len);
+}
+
+static void
+on_tools_changed (OwMcpClient *client, gpointer user_data)
+{
+  reload (OW_MCP_PROVIDER (user_data));
+}
+
+static void
+ow_mcp_provider_dispose (GObject *object)
+{
+  OwMcpProvider *self = OW_MCP_PROVIDER (object);
+
+  g_clear_signal_handler (&self->changed_id, self->client);
+  G_OBJECT_CLASS (ow_mcp_provider_parent_class)->dispose (object);
+}
+
+static void
+ow_mcp_provider_finalize (GObject *object)
+{
+  OwMcpProvider *self = OW_MCP_PROVIDER (object);
+
+  g_ptr_array_unref (self->tools);
+  g_clear_object (&self->client);
+  g_free (self->source);
+  G_OBJECT_CLASS (ow_mcp_provider_parent_class)->finalize (object);
+}
+
+static void
+ow_mcp_provider_class_init (OwMcpProviderClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = ow_mcp_provider_dispose;
+  object_class->finalize = ow_mcp_provider_finalize;
+}
+
+static void
+ow_mcp_provider_init (OwMcpProvider *self)
+{
+  self->tools = g_ptr_array_new_with_free_func (g_object_unref);
+}
+
+OwMcpProvider *
+ow_mcp_provider_new (OwMcpClient *client)
+{
+  OwMcpProvider *self;
+
+  g_return_val_if_fail (OW_IS_MCP_CLIENT (client), NULL);
+  self = g_object_new (OW_TYPE_MCP_PROVIDER, NULL);
+  self->client = g_object_ref (client);
+  self->source = g_strconcat ("mcp:", ow_mcp_client_get_name (client), NULL);
+  self->changed_id = g_signal_connect (client, "tools-changed", G_CALLBACK (on_tools_changed), self);
+  reload (self);
+  return self;
+}
+
+OwMcpClient *
+ow_mcp_provider_get_client (OwMcpProvider *self)
+{
+  g_return_val_if_fail (OW_IS_MCP_PROVIDER (self), NULL);
+  return self->client;
+}
+
+const char *
+ow_mcp_provider_server_tool_name (OwMcpProvider *self, const char *full_name)
+{
+  g_return_val_if_fail (OW_IS_MCP_PROVIDER (self), NULL);
+  for (guint i = 0; i < self->tools->len; i++)
+    {
+      OwMcpBoundTool *t = g_ptr_array_index (self->tools, i);
+
+      if (g_str_equal (t->full_name, full_name))
+        return t->tool->name;
+    }
+  return NULL;
+}
+
+/* ---- Starting the configured servers --------------------------------------- */
+
+typedef struct {
+  guint pending;
+} Starting;
+
+typedef struct {
+  Starting    *starting;
+  OwMcpClient *client;
+  GError      *error;
+  gboolean     ok;
+} Start;
+
+static void
+on_started (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Start *s = user_data;
+
+  s->ok = ow_mcp_client_start_finish (OW_MCP_CLIENT (source), result, &s->error);
+  s->starting->pending--;
+  g_main_context_wakeup (g_main_context_get_thread_default ());
+}
+
+GPtrArray *
+ow_mcp_start_servers (GPtrArray *configs, GPtrArray *problems)
+{
+  GPtrArray *providers = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autofree Start *starts = NULL;
+  Starting starting = { 0 };
+  GMainContext *context = g_main_context_get_thread_default ();
+
+  if (configs == NULL || configs->len == 0)
+    return providers;
+  starts = g_new0 (Start, configs->len);
+  for (guint i = 0; i < configs->len; i++)
+    {
+      const OwMcpServerConfig *c = g_ptr_array_index (configs, i);
+
+      if (c->error != NULL)
+        {
+          if (problems != NULL)
+            g_ptr_array_add (problems, g_strdup_printf ("MCP server \"%s\" is not used: %s", c->name, c->error));
+          continue;
+        }
+      if (!c->enabled)
+        continue;
+      starts[i].starting = &starting;
+      starts[i].client = ow_mcp_client_new (c);
+      starting.pending++;
+      ow_mcp_client_start_async (starts[i].client, NULL, on_started, &starts[i]);
+    }
+  while (starting.pending > 0)
+    g_main_context_iteration (context, TRUE);
+  for (guint i = 0; i < configs->len; i++)
+    {
+      Start *s = &starts[i];
+
+      if (s->client == NULL)
+        continue;
+      if (s->ok)
+        g_ptr_array_add (providers, ow_mcp_provider_new (s->client));
+      else if (problems != NULL)
+        g_ptr_array_add (problems, g_strdup_printf ("MCP server \"%s\" did not start: %s",
+                                                    ow_mcp_client_get_name (s->client),
+                                                    s->error != NULL ? s->error->message : "unknown failure"));
+      g_clear_error (&s->error);
+      g_object_unref (s->client);
+    }
+  return providers;
+}
+
+/* ---- Which servers a session uses ------------------------------------------ */
+
+GPtrArray *
+ow_mcp_configs_for_session (const OwPaths     *paths,
+                            const char        *workspace,
+                            const char        *file,
+                            const char *const *roots,
+                            GError           **error)
+{
+  GPtrArray *configs;
+
+  if (file != NULL)
+    configs = ow_mcp_config_load (file, NULL, NULL, NULL, error);
+  else if (paths != NULL)
+    {
+      g_autofree char *global = g_build_filename (paths->config_dir, "mcp.json", NULL);
+      g_autofree char *local = NULL;
+
+      if (workspace != NULL && ow_paths_workspace_trusted (paths, workspace))
+        local = g_build_filename (workspace, ".openworker", "mcp.json", NULL);
+      configs = ow_mcp_config_load (global, local, NULL, NULL, error);
+    }
+  else
+    configs = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_mcp_server_config_free);
+  for (guint i = 0; configs != NULL && i < configs->len; i++)
+    {
+      OwMcpServerConfig *c = g_ptr_array_index (configs, i);
+
+      if (roots != NULL && (c->roots == NULL || c->roots[0] == NULL))
+        {
+          g_strfreev (c->roots);
+          c->roots = g_strdupv ((char **) roots);
+        }
+    }
+  return configs;
+}
