@@ -191,7 +191,7 @@ fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
   ow_proxy_close (f->proxy);
-  spin_until_cond (no_connections, f->proxy);
+  ow_test_wait_until (no_connections, f->proxy, "the proxy to have no connections");
   g_object_add_weak_pointer (G_OBJECT (f->proxy), (gpointer *) &f->proxy);
   g_object_unref (f->proxy);
   g_assert_null (f->proxy);
@@ -249,7 +249,7 @@ get_via (Fixture    *f,
   ow_http_request_add_header (req, "Proxy-Authorization", "Basic c2VjcmV0OnNlY3JldA==");
   ow_http_request_add_header (req, "X-Keep", "kept");
   ow_http_client_send_async (f->client, req, NULL, NULL, NULL, NULL, on_sent_cb, &w);
-  spin_until (&w.done);
+  ow_test_wait_flag (&w.done);
   g_assert_no_error (w.error);
   return w.resp;
 }
@@ -747,7 +747,7 @@ test_end_session (Fixture       *f,
   g_clear_error (&error);
   blocked = take_blocked (f, "s1");
   g_assert_cmpuint (blocked->len, ==, 0);
-  spin_until_cond (no_connections, f->proxy);
+  ow_test_wait_until (no_connections, f->proxy, "the proxy to have no connections");
 
   /* Session s2 is untouched. */
   {

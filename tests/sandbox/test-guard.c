@@ -40,34 +40,17 @@ static struct {
   guint       attempts, refused, open_through, controls;
 } G;
 
+/* run_shell in @ex; the exit code, and what it printed in *@output. */
 static int
 run (OwExecutor *ex, const char *command, char **output)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonNode) args = NULL;
-  g_autofree char *text = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(OwToolResult) r = NULL;
-  g_autoptr(JsonObject) o = NULL;
+  g_autofree char *out = NULL;
   int code;
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "command");
-  json_builder_add_string_value (b, command);
-  json_builder_set_member_name (b, "timeout_seconds");
-  json_builder_add_int_value (b, 30);
-  json_builder_end_object (b);
-  args = json_builder_get_root (b);
-  text = ow_json_to_string (args);
-  r = sbx_call (ex, "run_shell", text, &error);
-  g_assert_no_error (error);
-  o = sbx_result_object (r);
-  code = (int) ow_json_get_int (o, "exit_code", -1);
-  g_test_message ("[%s] $ %s\n%s(exit %d)", ex == G.guarded ? "guard" : "open", command,
-                  ow_json_get_string (o, "output"), code);
+  g_test_message ("in the %s sandbox:", ex == G.guarded ? "guarded" : "open");
+  out = sbx_shell (ex, command, &code);
   if (output != NULL)
-    *output = g_strdup (ow_json_get_string (o, "output") ? ow_json_get_string (o, "output")
-                                                          : ow_json_get_string (o, "error"));
+    *output = g_steal_pointer (&out);
   return code;
 }
 
@@ -395,7 +378,7 @@ test_background (void)
   r = sbx_call (G.guarded, "run_shell", args, &error);
   g_assert_no_error (error);
   for (int i = 0; i < 200 && !landed (G.ws, "bg"); i++)
-    sbx_spin (25);
+    ow_test_spin_for (25);
   g_assert_true (landed (G.ws, "bg"));   /* the control half ran */
   G.controls++;
   g_assert_false (landed (G.out, "bg"));

@@ -49,43 +49,6 @@ settings_home_config (SettingsHome *home)
   return text;
 }
 
-void
-spin_until (gboolean (*done) (gpointer data), gpointer data, const char *what)
-{
-  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-
-  while (!done (data))
-    {
-      g_main_context_iteration (NULL, FALSE);
-      if (!done (data))
-        g_usleep (2000);
-      if (g_get_monotonic_time () > deadline)
-        g_error ("timed out waiting for %s", what);
-    }
-}
-
-static gboolean
-on_timeout_cb (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-flag_set (gpointer data)
-{
-  return *(gboolean *) data;
-}
-
-void
-spin_for (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, on_timeout_cb, &done);
-  spin_until (flag_set, &done, "a pause");
-}
-
 typedef struct {
   SettingsHome *home;
   const char   *needle;
@@ -108,7 +71,7 @@ wait_config_holds (SettingsHome *home, const char *needle)
   Holds h = { home, needle };
   g_autofree char *what = g_strdup_printf ("config.toml to hold %s", needle);
 
-  spin_until (config_holds, &h, what);
+  ow_test_wait_until (config_holds, &h, what);
 }
 
 GtkWidget *
@@ -190,8 +153,8 @@ screenshot (GtkWidget *widget, const char *name)
 
   if (dir == NULL)
     return;
-  spin_until (has_size, window, "the window to be drawn");
-  spin_for (300);   /* let transitions and async fills settle */
+  ow_test_wait_until (has_size, window, "the window to be drawn");
+  ow_test_spin_for (300);   /* let transitions and async fills settle */
   width = gtk_widget_get_width (window);
   height = gtk_widget_get_height (window);
   paintable = gtk_widget_paintable_new (window);
