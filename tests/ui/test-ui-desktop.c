@@ -276,7 +276,8 @@ serve (Fixture *f, const char *script)
   g_autofree char *url = NULL, *base = NULL;
 
   g_assert_no_error (error);
-  g_clear_object (&f->server);
+  if (f->server != NULL)
+    g_assert_finalize_object (g_steal_pointer (&f->server));
   f->server = ow_model_server_new (node, &error);
   g_assert_no_error (error);
   url = ow_model_server_get_url (f->server);
@@ -309,7 +310,8 @@ start_app (Fixture *f)
   /* The loopback API runs in-process, with a token that is nowhere on disk. */
   g_assert_nonnull (ow_application_get_server (f->app));
   g_application_activate (G_APPLICATION (f->app));
-  f->window = OW_WINDOW (ow_application_get_main_window (f->app));
+  /* A reference of the test's own, so the end can check the window goes. */
+  f->window = g_object_ref (OW_WINDOW (ow_application_get_main_window (f->app)));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (f->window)));
   g_signal_connect (ow_application_get_host (f->app), "session-event", G_CALLBACK (on_event_cb), f);
   wait_until (f, cond_models_known, NULL, "the window to be ready");
@@ -321,6 +323,7 @@ static void
 stop_app (Fixture *f)
 {
   GList *windows;
+  OwSessionHost *host;
 
   if (f->app == NULL)
     return;
@@ -333,22 +336,26 @@ stop_app (Fixture *f)
     }
   g_list_free (windows);
   ow_test_spin_for (50);
-  g_signal_handlers_disconnect_by_data (ow_application_get_host (f->app), f);
+  /* Destroyed, the window goes with everything in it: nothing the test
+   * did left a reference or a cycle behind. */
+  g_assert_finalize_object (g_steal_pointer (&f->window));
+  host = g_object_ref (ow_application_get_host (f->app));
+  g_signal_handlers_disconnect_by_data (host, f);
   ow_application_close (f->app);
   ow_test_spin_for (50);
   /* Nothing else holds the application: it goes now, and its bus path
    * is free for the next test's. */
-  g_assert_cmpuint (G_OBJECT (f->app)->ref_count, ==, 1);
   /* GLib has no public way for an application to leave the bus other
    * than the end of g_application_run(), so the first application dropped
    * in this process says so, once; its object path goes all the same. */
   if (!warned_unregister)
     g_test_expect_message ("GLib-GIO", G_LOG_LEVEL_WARNING, "Your application did not unregister from D-Bus*");
-  g_clear_object (&f->app);
+  g_assert_finalize_object (g_steal_pointer (&f->app));
   if (!warned_unregister)
     g_test_assert_expected_messages ();
   warned_unregister = TRUE;
-  f->window = NULL;
+  /* The engine went with it: its session host, and the sessions in it. */
+  g_assert_finalize_object (host);
 }
 
 static void
@@ -376,8 +383,9 @@ static void
 teardown (Fixture *f, gconstpointer data)
 {
   stop_app (f);
-  g_clear_object (&f->server);
-  g_clear_object (&f->secrets);
+  if (f->server != NULL)
+    g_assert_finalize_object (g_steal_pointer (&f->server));
+  g_assert_finalize_object (g_steal_pointer (&f->secrets));
   g_ptr_array_unref (f->events);
   ow_paths_free (f->paths);
   ow_remove_tree (f->tmp, NULL);
@@ -955,7 +963,9 @@ test_artifacts (Fixture *f, gconstpointer data)
   gtk_window_present (GTK_WINDOW (viewer));
   ow_test_spin_for (1500);
   screenshot (f, viewer, "11-artifact-preview.png");
+  g_object_ref (viewer);
   gtk_window_destroy (GTK_WINDOW (viewer));
+  g_assert_finalize_object (viewer);
 }
 
 /* ---- The GNOME window: adaptive, searchable, one empty session per folder ---- */
