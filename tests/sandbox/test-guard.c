@@ -471,7 +471,6 @@ rerun_as_nobody (void)
   g_assert_true (g_file_set_contents_full (copy, contents, len, G_FILE_SET_CONTENTS_NONE, 0755, &error));
   {
     const char *argv[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", copy, NULL };
-    g_autofree char *out = NULL;
 
     g_spawn_sync ("/", (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL,
                   NULL, NULL, &status, &error);
@@ -521,10 +520,10 @@ main (int argc, char **argv)
   G.cache = g_build_filename (G.base, "cache", NULL);
   {
     g_autofree char *p = NULL;
-    g_autofree char *git = mkpath (G.ws, ".git/hooks");
-    g_autofree char *wf = mkpath (G.ws, ".github/workflows");
-    g_autofree char *ow = mkpath (G.ws, ".openworker");
 
+    g_free (mkpath (G.ws, ".git/hooks"));
+    g_free (mkpath (G.ws, ".github/workflows"));
+    g_free (mkpath (G.ws, ".openworker"));
     p = g_build_filename (G.ws, ".git", "config", NULL);
     sbx_write (p, "[core]\n", 0644);
     g_free (p);
@@ -561,7 +560,6 @@ main (int argc, char **argv)
   G.guarded = ow_executor_direct_new (G.ws);
   ow_executor_set_roots (G.guarded, roots);
   {
-    g_auto(GStrv) names = NULL;
     const char *hidden[] = { G.state, hidden_ssh, hidden_aws, NULL };
     const char *protected_names[] = { ".github/workflows", ".openworker", NULL };
     OwGuardOptions options = { .hidden = hidden, .protected_names = protected_names, .cache_dir = G.cache };
