@@ -29,11 +29,22 @@ settings_home_init (SettingsHome *home, const char *config_toml)
   g_assert_no_error (error);
 }
 
+static gboolean
+only_home_holds (gpointer data)
+{
+  return G_OBJECT (data)->ref_count == 1;
+}
+
 void
 settings_home_clear (SettingsHome *home)
 {
-  g_clear_object (&home->ctx);
-  g_clear_object (&home->secrets);
+  /* The windows are gone by now. A read a page started in a worker
+   * thread (the home scan, the machines, the model list) may hold the
+   * context a moment longer; once those are done, the home's reference
+   * is the last, and the context and the secret store go with it. */
+  ow_test_wait_until (only_home_holds, home->ctx, "the settings pages' reads to let the context go");
+  g_assert_finalize_object (g_steal_pointer (&home->ctx));
+  g_assert_finalize_object (g_steal_pointer (&home->secrets));
   g_clear_pointer (&home->paths, ow_paths_free);
   g_clear_pointer (&home->dir, g_free);
 }
@@ -72,6 +83,14 @@ wait_config_holds (SettingsHome *home, const char *needle)
   g_autofree char *what = g_strdup_printf ("config.toml to hold %s", needle);
 
   ow_test_wait_until (config_holds, &h, what);
+}
+
+void
+close_window (gpointer window)
+{
+  g_object_ref (window);
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_assert_finalize_object (window);
 }
 
 GtkWidget *

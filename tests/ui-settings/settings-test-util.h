@@ -2,9 +2,10 @@
  *
  * A temporary OpenWorker home under $HOME (so ui-session.py's search for
  * test secrets covers it) with its own OwContext and the machine's secret
- * store (the real keyring in ui-session.py), waiting on the config file, widget
- * lookups by name and by text, and screenshots: GTK's own snapshot of a
- * window rendered to a PNG in $OW_SCREENSHOT_DIR.
+ * store (the real keyring in ui-session.py), waiting on the config
+ * file, closing a window (asserted finalized), widget lookups by name and
+ * by text, and screenshots: GTK's own snapshot of a window rendered to a
+ * PNG in $OW_SCREENSHOT_DIR.
  */
 #pragma once
 
@@ -35,6 +36,10 @@ char       *settings_home_config (SettingsHome *home);
 /* Spins until the config file holds @needle and no settings write is under
  * way (so the context has reloaded it). */
 void        wait_config_holds    (SettingsHome *home, const char *needle);
+
+/* Destroys @window and asserts it was finalized with that: nothing the
+ * test did left a reference or a cycle behind. */
+void        close_window         (gpointer window);
 
 /* The first widget under @root (itself included) named @name (its widget
  * name or its template id) / of @type

@@ -173,6 +173,7 @@ test_notifier (void)
   g_autoptr(OwModelServer) server = NULL;
   g_autoptr(JsonNode) script = NULL;
   g_autoptr(OwSession) session = NULL;
+  OwSession *weak_session;
   OwContextOptions options = { 0 };
   OwSessionSpec spec = { 0 };
   gboolean owned = FALSE;
@@ -303,11 +304,20 @@ test_notifier (void)
   g_assert_true (g_file_test (c, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (ow_notifier_get_pending_count (notifier), ==, 0);
 
+  /* What the test made goes with its last reference: no cycle holds any. */
+  g_object_ref (window);
   gtk_window_destroy (GTK_WINDOW (window));
-  g_clear_object (&notifier);
+  g_assert_finalize_object (window);
+  g_assert_finalize_object (g_steal_pointer (&notifier));
   g_assert_false (g_action_group_has_action (G_ACTION_GROUP (app), OW_NOTIFIER_ANSWER_ACTION));
+  /* The session belongs to the host, and goes with it. */
+  weak_session = session;
+  g_object_add_weak_pointer (G_OBJECT (session), (gpointer *) &weak_session);
   g_clear_object (&session);
-  g_clear_object (&host);
+  g_assert_finalize_object (g_steal_pointer (&host));
+  g_assert_null (weak_session);
+  g_assert_finalize_object (g_steal_pointer (&ctx));
+  g_assert_finalize_object (g_steal_pointer (&server));
   g_unsetenv ("OPENAI_BASE_URL");
   g_unsetenv ("OPENAI_API_KEY");
   g_clear_object (&srv.bus);

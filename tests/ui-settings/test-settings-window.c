@@ -316,9 +316,11 @@ test_models_keys (void)
   g_assert_true (gtk_widget_activate_action (row, "row.save-key", NULL));
   ow_test_wait_until (item_saved, openai, "the key to be saved again");
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   g_unsetenv ("ANTHROPIC_API_KEY");
   settings_home_clear (&home);
+  g_assert_finalize_object (g_steal_pointer (&server));
+  g_assert_finalize_object (g_steal_pointer (&local));
 }
 
 static gboolean
@@ -420,9 +422,9 @@ test_model_settings (void)
   dialog = GTK_WIDGET (ow_settings_models_page_open_settings (page, "llamacpp:my-model"));
   g_assert_false (gtk_widget_get_sensitive (find_named (dialog, "context_spin", G_TYPE_INVALID)));
   g_assert_true (gtk_widget_get_visible (find_named (dialog, "context_note", G_TYPE_INVALID)));
-  gtk_window_destroy (GTK_WINDOW (dialog));
+  close_window (dialog);
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
 }
 
@@ -523,7 +525,7 @@ test_approvals (void)
   wait_config_holds (&home, "approval_mode = \"plan\"");
   g_assert_cmpstr (ow_config_get_string (ow_context_get_config (home.ctx), "approval_mode"), ==, "plan");
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
 }
 
@@ -731,7 +733,7 @@ test_sandbox (void)
   gtk_switch_set_active (GTK_SWITCH (find_named (GTK_WIDGET (page), "sandbox_switch", G_TYPE_INVALID)), FALSE);
   wait_config_holds (&home, "sandbox_provider = \"direct\"");
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
 }
 
@@ -777,7 +779,7 @@ test_general (void)
     g_assert_null (ow_config_get_string (ow_context_get_config (home.ctx), "scratch_dir"));
   }
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
 }
 
@@ -804,7 +806,7 @@ test_machines (void)
   g_assert_nonnull (find_label (find_named (page, "keys", GTK_TYPE_LIST_BOX_ROW), "Secret Service"));
   g_assert_nonnull (find_label (find_named (page, "identity", GTK_TYPE_LIST_BOX_ROW), "Not made yet"));
   screenshot (page, "settings-machines");
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
 }
 
@@ -830,7 +832,7 @@ test_window_pages (void)
   /* Every page is in the sidebar, by its title. */
   g_assert_nonnull (find_label (GTK_WIDGET (window), "Models & Keys"));
   g_assert_nonnull (find_label (GTK_WIDGET (window), "Machines"));
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
 }
 
@@ -979,7 +981,7 @@ test_appearance (void)
   portal_switches_to (2);
   ow_test_wait_until (dark_is, GINT_TO_POINTER (FALSE), "the portal's light preference");
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
 }
 
@@ -1025,7 +1027,7 @@ test_german (void)
   g_assert_nonnull (find_label (page, "Noch keine dauerhaften Regeln."));
   screenshot (ow_settings_window_get_page_widget (window, "general"), "settings-general-de");
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
   g_setenv ("LANGUAGE", "C", TRUE);
   setlocale (LC_MESSAGES, "");

@@ -504,8 +504,9 @@ test_tray_item (void)
   OW_TEST_WAIT_UNTIL (panel.registered->len >= 2);
   g_assert_cmpstr (g_ptr_array_index (panel.registered, 1), ==, bus_name);
 
-  /* Gone with the object: the name is let go. */
-  g_clear_object (&tray);
+  /* Gone with the object (no reference or cycle keeps it): the name is
+   * let go. */
+  g_assert_finalize_object (g_steal_pointer (&tray));
   OW_TEST_WAIT_UNTIL (!name_has_owner (bus_name));
   stop_watcher ();
   g_dbus_connection_signal_unsubscribe (panel.bus, sub);
