@@ -1,4 +1,5 @@
-/* ow-test-utils.c: waiting on the main loop, for every test.
+/* ow-test-utils.c: waiting on the main loop and a temporary folder, for
+ * every test.
  *
  * See ow-test-utils.h. The tick exists so a blocking iteration returns
  * now and then even when nothing in the context is ready: without it a
@@ -8,6 +9,8 @@
 #define G_LOG_DOMAIN "ow-test"
 
 #include "ow-test-utils.h"
+
+#include <stdlib.h>
 
 /* How often a blocked wait looks again at its condition, in ms. */
 #define TICK_MS 10
@@ -114,4 +117,22 @@ ow_test_spin_for (guint ms)
 
   g_timeout_add (ms, on_pause_over_cb, &over);
   ow_test_wait_flag_at (&over, "a pause to end", G_STRLOC);
+}
+
+char *
+ow_test_make_tmpdir (const char *prefix)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *tmpl = g_strdup_printf ("%s-XXXXXX", prefix);
+  g_autofree char *dir = g_dir_make_tmp (tmpl, &error);
+  char *real;
+  char *canonical;
+
+  g_assert_no_error (error);
+  /* Canonical, as the sandbox and the policy compare paths. */
+  real = realpath (dir, NULL);
+  g_assert_nonnull (real);
+  canonical = g_strdup (real);
+  free (real);
+  return canonical;
 }

@@ -1,4 +1,5 @@
-/* ow-test-utils.h: what every test shares for waiting on the main loop.
+/* ow-test-utils.h: what every test shares: waiting on the main loop,
+ * and a temporary folder.
  *
  * A test that starts something asynchronous iterates the main context
  * until the effect shows. These helpers are the one way to do that: they
@@ -71,5 +72,9 @@ void ow_test_drain      (void);
 /* Runs the default main context for @ms milliseconds: a pause that lets
  * things happen which a test then checks did not (or did) happen. */
 void ow_test_spin_for   (guint ms);
+
+/* A new folder @prefix-XXXXXX in the temporary directory (mode 0700),
+ * by its canonical path; fails the test when it cannot be made. */
+char *ow_test_make_tmpdir (const char *prefix);
 
 G_END_DECLS

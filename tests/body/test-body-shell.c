@@ -35,7 +35,7 @@ make_fifo (char **dir)
 {
   char *path;
 
-  *dir = body_tmpdir ();
+  *dir = ow_test_make_tmpdir ("ow-body");
   path = g_build_filename (*dir, "fifo", NULL);
   g_assert_cmpint (mkfifo (path, 0600), ==, 0);
   return path;

@@ -29,7 +29,7 @@ fixture_setup (Fixture *f, gconstpointer data)
   g_autofree char *db = NULL;
   g_autofree char *real = NULL;
 
-  f->dir = g_dir_make_tmp ("ow-gov-XXXXXX", NULL);
+  f->dir = ow_test_make_tmpdir ("ow-gov");
   real = realpath (f->dir, NULL);
   g_free (f->dir);
   f->dir = g_strdup (real);

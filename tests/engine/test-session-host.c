@@ -79,8 +79,7 @@ setup (Fixture *f, gconstpointer data)
 {
   g_autoptr(GError) error = NULL;
 
-  f->tmp = g_dir_make_tmp ("ow-host-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->tmp = ow_test_make_tmpdir ("ow-host");
   f->ws = g_build_filename (f->tmp, "ws", NULL);
   g_mkdir (f->ws, 0700);
   f->paths = ow_paths_new_under (f->tmp);

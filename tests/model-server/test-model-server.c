@@ -1705,7 +1705,7 @@ static void
 test_program (void)
 {
   g_autofree char *program = g_test_build_filename (G_TEST_BUILT, "model-server", "ow-model-server", NULL);
-  g_autofree char *dir = g_dir_make_tmp ("ow-model-server-XXXXXX", NULL);
+  g_autofree char *dir = ow_test_make_tmpdir ("ow-model-server");
   g_autofree char *script = g_build_filename (dir, "script.json", NULL);
   g_autofree char *log = g_build_filename (dir, "requests.jsonl", NULL);
   g_autofree char *logged = NULL;

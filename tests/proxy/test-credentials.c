@@ -89,7 +89,7 @@ dirs_setup (Dirs          *d,
 {
   g_autofree char *secret = NULL;
 
-  d->root = g_dir_make_tmp ("ow-cred-XXXXXX", NULL);
+  d->root = ow_test_make_tmpdir ("ow-cred");
   d->home = path_in (d->root, "home");
   d->outside = path_in (d->root, "outside");
   d->sandbox = path_in (d->root, "sandbox");

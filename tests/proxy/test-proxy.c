@@ -169,8 +169,7 @@ fixture_setup (Fixture       *f,
 
   f->proxy = ow_proxy_new (f->sites, f->guard);
   g_signal_connect (f->proxy, "blocked", G_CALLBACK (on_blocked_cb), f);
-  f->dir = g_dir_make_tmp ("ow-proxy-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->dir = ow_test_make_tmpdir ("ow-proxy");
   f->sock_path = g_build_filename (f->dir, "proxy.sock", NULL);
   g_assert_true (ow_proxy_listen_unix (f->proxy, "s1", f->sock_path, &error));
   g_assert_no_error (error);
@@ -765,7 +764,7 @@ test_stale_socket (void)
   g_autoptr(OwAddressGuard) guard = ow_address_guard_new (NULL);
   g_autoptr(OwProxy) proxy = ow_proxy_new (sites, guard);
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("ow-proxy-XXXXXX", NULL);
+  g_autofree char *dir = ow_test_make_tmpdir ("ow-proxy");
   g_autofree char *file = g_build_filename (dir, "not-a-socket", NULL);
 
   /* A regular file at the path is not ours to delete. */

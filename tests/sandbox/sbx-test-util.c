@@ -64,23 +64,6 @@ sbx_require_wall (void)
     }
 }
 
-char *
-sbx_tmpdir (const char *prefix)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *tmpl = g_strdup_printf ("%s-XXXXXX", prefix);
-  g_autofree char *dir = g_dir_make_tmp (tmpl, &error);
-  char *real;
-  char *copy;
-
-  g_assert_no_error (error);
-  real = realpath (dir, NULL);
-  g_assert_nonnull (real);
-  copy = g_strdup (real);
-  free (real);
-  return copy;
-}
-
 void
 sbx_write (const char *path, const char *content, int mode)
 {

@@ -29,8 +29,6 @@ const char   *sbx_escape_path     (void);
  * machine can build the Linux wall (Landlock, user namespaces, seccomp). */
 void          sbx_require_wall    (void);
 
-/* A canonical temporary folder; removed with ow_remove_tree(). */
-char         *sbx_tmpdir          (const char *prefix);
 void          sbx_write           (const char *path, const char *content, int mode);
 
 /* The runner without a wall, as a child on a socketpair. */

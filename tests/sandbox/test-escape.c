@@ -781,7 +781,7 @@ set_up (void)
   const char *hidden[4];
   OwSandboxSpec spec = { 0 };
 
-  G.base = sbx_tmpdir ("ow-sbx-escape");
+  G.base = ow_test_make_tmpdir ("ow-sbx-escape");
   G.ws = g_build_filename (G.base, "ws", NULL);
   G.ro = g_build_filename (G.base, "ro", NULL);
   G.home = g_build_filename (G.base, "home", NULL);

@@ -56,7 +56,7 @@ run_quiet (const char *cwd, const char *const *argv)
 static char *
 make_template (void)
 {
-  char *dir = sbx_tmpdir ("ow-sbx-template");
+  char *dir = ow_test_make_tmpdir ("ow-sbx-template");
   const char *git_init[] = { "git", "init", "-q", "-b", "main", ".", NULL };
   const char *git_add[] = { "git", "add", "-A", NULL };
   const char *git_commit[] = { "git", "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m",
@@ -118,7 +118,7 @@ test_every_tool (void)
     { "run_shell", "" },
   };
   g_autofree char *template = make_template ();
-  g_autofree char *ws = sbx_tmpdir ("ow-sbx-ws");
+  g_autofree char *ws = ow_test_make_tmpdir ("ow-sbx-ws");
   g_autoptr(GPtrArray) expected = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GArray) expected_status = g_array_new (FALSE, FALSE, sizeof (int));
   g_autoptr(OwExecutor) ex = NULL;
@@ -229,7 +229,7 @@ answer_clear (Answer *a)
 static void
 test_concurrent (void)
 {
-  g_autofree char *ws = sbx_tmpdir ("ow-sbx-ws");
+  g_autofree char *ws = ow_test_make_tmpdir ("ow-sbx-ws");
   g_autofree char *file = g_build_filename (ws, "f.txt", NULL);
   g_autoptr(OwExecutor) ex = sbx_plain_runner (NULL);
   g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_root_free);
@@ -268,7 +268,7 @@ on_cancel_now_cb (gpointer user_data)
 static void
 test_cancel (void)
 {
-  g_autofree char *ws = sbx_tmpdir ("ow-sbx-ws");
+  g_autofree char *ws = ow_test_make_tmpdir ("ow-sbx-ws");
   g_autoptr(OwExecutor) ex = sbx_plain_runner (NULL);
   g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_root_free);
   g_autoptr(GCancellable) cancel = g_cancellable_new ();
@@ -322,8 +322,8 @@ test_cancel (void)
 static void
 test_roots (void)
 {
-  g_autofree char *rw = sbx_tmpdir ("ow-sbx-rw");
-  g_autofree char *ro = sbx_tmpdir ("ow-sbx-ro");
+  g_autofree char *rw = ow_test_make_tmpdir ("ow-sbx-rw");
+  g_autofree char *ro = ow_test_make_tmpdir ("ow-sbx-ro");
   g_autoptr(OwExecutor) ex = sbx_plain_runner (NULL);
   g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_root_free);
   g_autofree char *args = g_strdup_printf ("{\"path\":\"%s/x.txt\",\"content\":\"x\"}", ro);
@@ -362,7 +362,7 @@ on_stopped_cb (OwExecutorRunner *ex, const char *reason, gpointer user_data)
 static void
 test_death (void)
 {
-  g_autofree char *ws = sbx_tmpdir ("ow-sbx-ws");
+  g_autofree char *ws = ow_test_make_tmpdir ("ow-sbx-ws");
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(OwExecutor) ex = sbx_plain_runner (&process);
   g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_root_free);
@@ -406,7 +406,7 @@ pid_gone (pid_t pid)
 static void
 test_shutdown_ends_everything (void)
 {
-  g_autofree char *ws = sbx_tmpdir ("ow-sbx-ws");
+  g_autofree char *ws = ow_test_make_tmpdir ("ow-sbx-ws");
   g_autoptr(GSubprocess) process = NULL;
   OwExecutor *ex = sbx_plain_runner (&process);
   g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_root_free);
@@ -615,7 +615,7 @@ on_probe_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 test_probe_plain (void)
 {
-  g_autofree char *ws = sbx_tmpdir ("ow-sbx-ws");
+  g_autofree char *ws = ow_test_make_tmpdir ("ow-sbx-ws");
   g_autoptr(OwExecutor) ex = sbx_plain_runner (NULL);
   g_autofree char *text = g_strdup_printf ("[{\"kind\":\"root\",\"path\":\"%s\",\"writable\":true},"
                                            "{\"kind\":\"root\",\"path\":\"/nonexistent-ow\",\"writable\":false},"

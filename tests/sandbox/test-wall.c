@@ -45,7 +45,7 @@ static void
 fx_init (Fx *fx)
 {
   memset (fx, 0, sizeof *fx);
-  fx->base = sbx_tmpdir ("ow-sbx-wall");
+  fx->base = ow_test_make_tmpdir ("ow-sbx-wall");
   fx->ws = g_build_filename (fx->base, "ws", NULL);
   fx->ro = g_build_filename (fx->base, "ro", NULL);
   fx->home = g_build_filename (fx->base, "home", NULL);

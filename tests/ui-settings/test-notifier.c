@@ -200,8 +200,7 @@ test_notifier (void)
   ow_test_wait_flag (&owned);
 
   /* The engine, on a temporary home, against the scripted model server. */
-  tmp = g_dir_make_tmp ("ow-notify-XXXXXX", &error);
-  g_assert_no_error (error);
+  tmp = ow_test_make_tmpdir ("ow-notify");
   ws = g_build_filename (tmp, "ws", NULL);
   g_assert_cmpint (g_mkdir (ws, 0700), ==, 0);
   script = json_from_string (SCRIPT, &error);

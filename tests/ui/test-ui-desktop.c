@@ -363,8 +363,7 @@ setup (Fixture *f, gconstpointer data)
 {
   g_autoptr(GError) error = NULL;
 
-  f->tmp = g_dir_make_tmp ("ow-ui-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->tmp = ow_test_make_tmpdir ("ow-ui");
   f->ws = g_build_filename (f->tmp, "project", NULL);
   g_mkdir (f->ws, 0700);
   f->paths = ow_paths_new_under (f->tmp);
