@@ -77,8 +77,6 @@ serve (Fixture *f, const char *script)
 static void
 setup (Fixture *f, gconstpointer data)
 {
-  g_autoptr(GError) error = NULL;
-
   f->tmp = ow_test_make_tmpdir ("ow-host");
   f->ws = g_build_filename (f->tmp, "ws", NULL);
   g_mkdir (f->ws, 0700);

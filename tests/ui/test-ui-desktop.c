@@ -361,8 +361,6 @@ stop_app (Fixture *f)
 static void
 setup (Fixture *f, gconstpointer data)
 {
-  g_autoptr(GError) error = NULL;
-
   f->tmp = ow_test_make_tmpdir ("ow-ui");
   f->ws = g_build_filename (f->tmp, "project", NULL);
   g_mkdir (f->ws, 0700);
