@@ -226,6 +226,17 @@ page_text_expanded (Fixture *f)
 
 /* ---- Screenshots ---------------------------------------------------------------- */
 
+/* What @paintable shows at @w x @h, or NULL while the widget has no
+ * drawing: between a redraw being queued and the next frame. */
+static GskRenderNode *
+paint (GdkPaintable *paintable, int w, int h)
+{
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
+  return gtk_snapshot_free_to_node (snapshot);
+}
+
 static void
 screenshot (Fixture *f, GtkWidget *widget, const char *name)
 {
@@ -233,8 +244,8 @@ screenshot (Fixture *f, GtkWidget *widget, const char *name)
   g_autofree char *path = NULL;
   g_autoptr(GdkPaintable) paintable = NULL;
   g_autoptr(GdkTexture) texture = NULL;
-  GtkSnapshot *snapshot;
   GskRenderNode *node;
+  OwTestWait wait;
   int w, h;
 
   /* Let layout, WebKit's rendering and animations finish. */
@@ -246,11 +257,14 @@ screenshot (Fixture *f, GtkWidget *widget, const char *name)
   w = gtk_widget_get_width (widget);
   h = gtk_widget_get_height (widget);
   g_assert_cmpint (w, >, 0);
+  /* The paintable shows the widget as last drawn; something still moving
+   * (a spinner, the web view) leaves it without a drawing until the next
+   * frame, so wait for that rather than guess a time. */
   paintable = gtk_widget_paintable_new (widget);
-  snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
-  node = gtk_snapshot_free_to_node (snapshot);
-  g_assert_nonnull (node);
+  ow_test_wait_begin (&wait, NULL, "the widget to be drawn", G_STRLOC);
+  while ((node = paint (paintable, w, h)) == NULL)
+    ow_test_wait_step (&wait);
+  ow_test_wait_end (&wait);
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
                                          &GRAPHENE_RECT_INIT (0, 0, w, h));
   gsk_render_node_unref (node);
