@@ -242,6 +242,7 @@ click (OwTray *tray, int id)
                                     g_variant_new ("(isvu)", id, "clicked", g_variant_new_int32 (0), 0), "()", &error);
 
   g_assert_no_error (error);
+  g_assert_nonnull (reply);
 }
 
 static void
@@ -484,6 +485,7 @@ test_tray_item (void)
     g_autoptr(GVariant) reply = call (tray, "/MenuBar", "com.canonical.dbusmenu", "AboutToShow",
                                       g_variant_new ("(i)", 0), "(b)", &error);
     g_assert_no_error (error);
+    g_assert_nonnull (reply);
   }
 
   /* An action the application drops is shown disabled. */
