@@ -49,8 +49,9 @@ on_apply_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   OwTranscriptView *self = user_data;
   g_autoptr(GError) error = NULL;
-  g_autofree char *value = ow_web_module_get ()->call_function_finish (GTK_WIDGET (source), result, &error);
 
+  /* The page's answer says nothing; only a refusal matters. */
+  g_free (ow_web_module_get ()->call_function_finish (GTK_WIDGET (source), result, &error));
   if (error != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_message ("The transcript page refused an update: %s", error->message);
   self->in_flight--;

@@ -213,7 +213,6 @@ ow_window_new_session_in (OwWindow *self, const char *folder)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(OwSession) session = NULL;
-  g_autofree char *model = NULL;
   g_autoptr(GPtrArray) there = NULL;
   GPtrArray *choices = ow_application_get_model_choices (self->app);
   OwSessionSpec spec = { .workspace = folder, .origin = "desktop" };

@@ -8,19 +8,6 @@
 
 static GPtrArray *quoted_pool;
 
-char *
-body_tmpdir (void)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("ow-body-XXXXXX", &error);
-  char *canonical;
-
-  g_assert_no_error (error);
-  canonical = realpath (dir, NULL);
-  g_assert_nonnull (canonical);
-  return canonical;
-}
-
 void
 body_rm_rf (const char *path)
 {
@@ -51,7 +38,7 @@ body_add_root (BodyFixture *fx, gboolean writable)
   size_t i = fx->n_roots++;
 
   g_assert_cmpuint (i, <, G_N_ELEMENTS (fx->roots));
-  fx->paths[i] = body_tmpdir ();
+  fx->paths[i] = ow_test_make_tmpdir ("ow-body");
   fx->roots[i].path = fx->paths[i];
   fx->roots[i].writable = writable;
   fx->env.roots = fx->roots;

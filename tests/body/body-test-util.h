@@ -7,6 +7,7 @@
 
 #include <glib.h>
 
+#include "ow-test-utils.h"
 #include "tools/body/ow-tb.h"
 
 /* A throwaway session: up to four roots in temporary folders. */
@@ -17,8 +18,6 @@ typedef struct {
   OwTbEnv  env;        /* roots + optional shell + cancel fd */
 } BodyFixture;
 
-/* Makes a canonical temporary folder (under the test's TMPDIR). */
-char          *body_tmpdir        (void);
 void           body_rm_rf         (const char *path);
 /* Adds a new temporary folder as the next root. Returns its path. */
 const char    *body_add_root      (BodyFixture *fx, gboolean writable);

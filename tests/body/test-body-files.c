@@ -26,7 +26,7 @@ test_paths_escape (void)
   OwTbJson *r;
 
   ws = body_add_root (&fx, TRUE);
-  outside = body_tmpdir ();
+  outside = ow_test_make_tmpdir ("ow-body");
   body_write (outside, "secret.txt", "top secret\n");
   abs_outside = g_build_filename (outside, "secret.txt", NULL);
 
@@ -558,7 +558,7 @@ test_write_race (void)
 {
   BodyFixture fx = { 0 };
   const char *ws = body_add_root (&fx, TRUE);
-  g_autofree char *outside = body_tmpdir ();
+  g_autofree char *outside = ow_test_make_tmpdir ("ow-body");
   Flipper flipper = { 0 };
   guint ok = 0, outside_by_name = 0;
 
@@ -641,7 +641,7 @@ test_list_race (void)
 {
   BodyFixture fx = { 0 };
   const char *ws = body_add_root (&fx, TRUE);
-  g_autofree char *outside = body_tmpdir ();
+  g_autofree char *outside = ow_test_make_tmpdir ("ow-body");
   Flipper flipper = { 0 };
   gboolean by_name = FALSE;
   OwTbStatus status;
@@ -704,7 +704,7 @@ test_write_hard_link (void)
 {
   BodyFixture fx = { 0 };
   const char *ws = body_add_root (&fx, TRUE);
-  g_autofree char *outside = body_tmpdir ();
+  g_autofree char *outside = ow_test_make_tmpdir ("ow-body");
   OwTbStatus status;
   OwTbJson *r;
 

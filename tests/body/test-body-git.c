@@ -221,7 +221,7 @@ test_repository_programs_stay_off (void)
   if (!have_git ())
     return;
   ws = body_add_root (&fx, TRUE);
-  traps = body_tmpdir ();
+  traps = ow_test_make_tmpdir ("ow-body");
   make_repo (ws);
   write_tripwire (traps, "fsmonitor", "exit 1");
   write_tripwire (traps, "clean", "cat");

@@ -14,7 +14,7 @@ static void
 hide_rg (void)
 {
   saved_path = g_strdup (g_getenv ("PATH"));
-  empty_bin = body_tmpdir ();
+  empty_bin = ow_test_make_tmpdir ("ow-body");
   g_setenv ("PATH", empty_bin, TRUE);
 }
 

@@ -6,6 +6,7 @@
  * from the order of events, not from how long anything took.
  */
 #include "body-test-util.h"
+#include "ow-test-utils.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,7 +35,7 @@ make_fifo (char **dir)
 {
   char *path;
 
-  *dir = body_tmpdir ();
+  *dir = ow_test_make_tmpdir ("ow-body");
   path = g_build_filename (*dir, "fifo", NULL);
   g_assert_cmpint (mkfifo (path, 0600), ==, 0);
   return path;
@@ -496,9 +497,7 @@ test_free_kills_everything (void)
   g_assert_cmpint (errno, ==, ESRCH);
   /* The shell's own job was SIGKILLed with the shell's process group;
    * its death is asynchronous, so wait for it (bounded). */
-  for (int i = 0; i < 500 && !process_gone (job_pid); i++)
-    g_usleep (10000);
-  g_assert_true (process_gone (job_pid));
+  OW_TEST_WAIT_UNTIL (process_gone (job_pid));
   body_rm_rf (dir);
   body_fixture_clear (&fx);
 }

@@ -11,6 +11,7 @@
 #include "core/ow-agent.h"
 #include "core/ow-context.h"
 #include "ow-model-server.h"
+#include "ow-test-utils.h"
 #include "policy/ow-attendant.h"
 #include "tool-provider-test-util.h"
 #include "tools/ow-builtin-tools.h"
@@ -42,7 +43,7 @@ fixture_setup (Fixture *f, gconstpointer data)
   g_autoptr(GError) error = NULL;
   OwContextOptions options = { 0 };
 
-  f->dir = g_dir_make_tmp ("ow-agent-XXXXXX", NULL);
+  f->dir = ow_test_make_tmpdir ("ow-agent");
   f->ws = g_build_filename (f->dir, "ws", NULL);
   g_mkdir (f->ws, 0700);
   paths = ow_paths_new_under (f->dir);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ow-files.h"
+#include "ow-test-utils.h"
 
 static void
 put (const char *dir, const char *rel, const char *text)
@@ -28,7 +29,7 @@ put (const char *dir, const char *rel, const char *text)
 static void
 test_removes_inside_only (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("ow-files-XXXXXX", NULL);
+  g_autofree char *base = ow_test_make_tmpdir ("ow-files");
   g_autofree char *tree = g_build_filename (base, "tree", NULL);
   g_autofree char *outside = g_build_filename (base, "outside", NULL);
   g_autofree char *outside_file = g_build_filename (outside, "keep.txt", NULL);
@@ -77,7 +78,7 @@ test_removes_inside_only (void)
 static void
 test_reports_failure (void)
 {
-  g_autofree char *base = g_dir_make_tmp ("ow-files-XXXXXX", NULL);
+  g_autofree char *base = ow_test_make_tmpdir ("ow-files");
   g_autofree char *tree = g_build_filename (base, "tree", NULL);
   g_autofree char *sibling = g_build_filename (tree, "sibling.txt", NULL);
   GString *deep = g_string_new (tree);

@@ -8,6 +8,7 @@
 #include "ow-error.h"
 #include "ow-json.h"
 #include "ow-model-server.h"
+#include "ow-test-utils.h"
 #include "policy/ow-inbox.h"
 #include "policy/ow-policy.h"
 #include "policy/ow-reviewer.h"
@@ -28,7 +29,7 @@ fixture_setup (Fixture *f, gconstpointer data)
   g_autofree char *db = NULL;
   g_autofree char *real = NULL;
 
-  f->dir = g_dir_make_tmp ("ow-gov-XXXXXX", NULL);
+  f->dir = ow_test_make_tmpdir ("ow-gov");
   real = realpath (f->dir, NULL);
   g_free (f->dir);
   f->dir = g_strdup (real);
@@ -609,8 +610,7 @@ test_inbox (Fixture *f, gconstpointer data)
   /* An answer from another connection (another process) is noticed. */
   ow_inbox_wait_async (inbox, a->id, NULL, on_wait_cb, &answer);
   g_assert_true (ow_inbox_resolve (other, a->id, "{\"decision\":\"once\"}", "browser", &error));
-  while (answer == NULL)
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (answer != NULL);
   g_assert_cmpstr (answer, ==, "{\"decision\":\"once\"}");
   g_free (answer);
   /* First answer wins. */
@@ -620,8 +620,7 @@ test_inbox (Fixture *f, gconstpointer data)
   /* Waiting on an answered item returns at once. */
   answer = NULL;
   ow_inbox_wait_async (inbox, a->id, NULL, on_wait_cb, &answer);
-  while (answer == NULL)
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (answer != NULL);
   g_assert_cmpstr (answer, ==, "{\"decision\":\"once\"}");
   g_free (answer);
 }
@@ -637,8 +636,7 @@ test_inbox_wait_cancelled (Fixture *f, gconstpointer data)
 
   ow_inbox_wait_async (inbox, a->id, c, on_wait_cb, &answer);
   g_cancellable_cancel (c);
-  while (answer == NULL)
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (answer != NULL);
   g_assert_true (g_str_has_prefix (answer, "ERROR:"));
   g_free (answer);
 }
@@ -770,8 +768,7 @@ review (OwReviewer *r, const char *command)
 
   json_object_set_string_member (a, "command", command);
   ow_reviewer_review_async (r, &req, NULL, on_review_cb, &out);
-  while (out == NULL)
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (out != NULL);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include "core/ow-context.h"
 #include "core/ow-session-host.h"
 #include "ow-model-server.h"
+#include "ow-test-utils.h"
 
 typedef struct {
   char          *tmp;
@@ -76,10 +77,7 @@ serve (Fixture *f, const char *script)
 static void
 setup (Fixture *f, gconstpointer data)
 {
-  g_autoptr(GError) error = NULL;
-
-  f->tmp = g_dir_make_tmp ("ow-host-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->tmp = ow_test_make_tmpdir ("ow-host");
   f->ws = g_build_filename (f->tmp, "ws", NULL);
   g_mkdir (f->ws, 0700);
   f->paths = ow_paths_new_under (f->tmp);
@@ -100,25 +98,34 @@ teardown (Fixture *f, gconstpointer data)
   g_free (f->tmp);
 }
 
+/* The index of the first event of @type for @session_id from @from on,
+ * or -1. */
+static int
+find_event (Fixture *f, const char *session_id, const char *type, guint from)
+{
+  for (guint i = from; i < f->events->len; i++)
+    {
+      OwEvent *e = g_ptr_array_index (f->events, i);
+      if (g_str_equal (e->type, type) && g_str_equal (e->session_id, session_id))
+        return (int) i;
+    }
+  return -1;
+}
+
 /* Runs the main loop until an event of @type arrives for @session_id
- * (counting from @from), or fails after 10 s. Returns its index. */
+ * (counting from @from). Returns its index. */
 static guint
 wait_for (Fixture *f, const char *session_id, const char *type, guint from)
 {
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  g_autofree char *what = g_strdup_printf ("a %s event for %s", type, session_id);
+  OwTestWait wait;
+  int i;
 
-  for (;;)
-    {
-      for (guint i = from; i < f->events->len; i++)
-        {
-          OwEvent *e = g_ptr_array_index (f->events, i);
-          if (g_str_equal (e->type, type) && g_str_equal (e->session_id, session_id))
-            return i;
-        }
-      if (g_get_monotonic_time () > deadline)
-        g_error ("no %s event for %s within 10 s", type, session_id);
-      g_main_context_iteration (NULL, TRUE);
-    }
+  ow_test_wait_begin (&wait, NULL, what, G_STRLOC);
+  while ((i = find_event (f, session_id, type, from)) < 0)
+    ow_test_wait_step (&wait);
+  ow_test_wait_end (&wait);
+  return (guint) i;
 }
 
 static OwEvent *
@@ -583,14 +590,7 @@ test_recovery_after_a_crash (Fixture *f, gconstpointer data)
 static void
 wait_served (Fixture *f, guint n)
 {
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-
-  while (ow_model_server_get_served (f->server) < n)
-    {
-      if (g_get_monotonic_time () > deadline)
-        g_error ("the model server did not get %u requests within 10 s", n);
-      g_main_context_iteration (NULL, TRUE);
-    }
+  OW_TEST_WAIT_UNTIL (ow_model_server_get_served (f->server) >= n);
 }
 
 static char *

@@ -6,6 +6,7 @@
 #include "ow-error.h"
 #include "ow-redact.h"
 #include "ow-secret-env.h"
+#include "ow-test-utils.h"
 #include "store/ow-audit-log.h"
 #include "store/ow-config.h"
 #include "store/ow-model-config.h"
@@ -20,7 +21,7 @@ typedef struct {
 static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
-  f->dir = g_dir_make_tmp ("ow-store-XXXXXX", NULL);
+  f->dir = ow_test_make_tmpdir ("ow-store");
   f->db = g_build_filename (f->dir, "openworker.db", NULL);
 }
 

@@ -14,6 +14,7 @@
 #include <libsoup/soup.h>
 
 #include "ow-model-server.h"
+#include "ow-test-utils.h"
 
 /* ---- Plumbing ------------------------------------------------------------ */
 
@@ -118,13 +119,6 @@ on_sent_cb (GObject      *source,
   read_more (f, in);
 }
 
-static void
-spin_until (gboolean *flag)
-{
-  while (!*flag)
-    g_main_context_iteration (NULL, TRUE);
-}
-
 /* Sends a request and reads the whole answer, or what arrived of it. */
 static Fetch *
 fetch_full (SoupSession *session,
@@ -157,9 +151,8 @@ fetch_full (SoupSession *session,
     soup_message_headers_append (soup_message_get_request_headers (f->msg), header_name, header_value);
   soup_session_send_async (session != NULL ? session : own, f->msg, G_PRIORITY_DEFAULT, NULL,
                            on_sent_cb, f);
-  spin_until (&f->done);
-  while (g_main_context_pending (NULL))
-    g_main_context_iteration (NULL, FALSE);
+  ow_test_wait_flag (&f->done);
+  ow_test_drain ();
   g_byte_array_append (f->body, (const guint8 *) "", 1);   /* NUL-terminate */
   g_byte_array_set_size (f->body, f->body->len - 1);
   return f;
@@ -248,7 +241,7 @@ raw_post_until_close (guint       port,
                                  "Content-Length: %" G_GSIZE_FORMAT "\r\n\r\n%s",
                                  path, port, strlen (body), body);
   g_socket_client_connect_to_host_async (client, "127.0.0.1", (guint16) port, NULL, on_raw_connected_cb, &raw);
-  spin_until (&raw.done);
+  ow_test_wait_flag (&raw.done);
   g_clear_object (&raw.connection);
   g_free (raw.request);
   g_byte_array_append (raw.bytes, (const guint8 *) "", 1);
@@ -1617,7 +1610,7 @@ test_dispose_in_flight (void)
       g_object_unref (msg);
     }
   g_timeout_add_once (300, on_timeout_cb, &waited);
-  spin_until (&waited);
+  ow_test_wait_flag (&waited);
   g_assert_cmpuint (ow_model_server_get_served (server), ==, 3);
   g_object_add_weak_pointer (G_OBJECT (server), (gpointer *) &server);
   g_object_unref (server);
@@ -1712,7 +1705,7 @@ static void
 test_program (void)
 {
   g_autofree char *program = g_test_build_filename (G_TEST_BUILT, "model-server", "ow-model-server", NULL);
-  g_autofree char *dir = g_dir_make_tmp ("ow-model-server-XXXXXX", NULL);
+  g_autofree char *dir = ow_test_make_tmpdir ("ow-model-server");
   g_autofree char *script = g_build_filename (dir, "script.json", NULL);
   g_autofree char *log = g_build_filename (dir, "requests.jsonl", NULL);
   g_autofree char *logged = NULL;

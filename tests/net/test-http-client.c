@@ -20,6 +20,7 @@
 
 #include "net/ow-http-client.h"
 #include "ow-error.h"
+#include "ow-test-utils.h"
 
 /* ---- Raw server ------------------------------------------------------- */
 
@@ -321,13 +322,6 @@ server_cb (SoupServer        *server,
 }
 
 static void
-drain (void)
-{
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-}
-
-static void
 fixture_setup (Fixture       *fx,
                gconstpointer  data)
 {
@@ -370,7 +364,7 @@ fixture_teardown (Fixture       *fx,
   soup_server_disconnect (fx->server);
   g_object_unref (fx->server);
   g_free (fx->base);
-  drain ();
+  ow_test_drain ();
 }
 
 static char *
@@ -476,9 +470,8 @@ call_send (Call          *call,
 static void
 call_wait (Call *call)
 {
-  while (call->n_calls == 0)
-    g_main_context_iteration (NULL, TRUE);
-  drain ();
+  OW_TEST_WAIT_UNTIL (call->n_calls > 0);
+  ow_test_drain ();
   g_assert_cmpuint (call->n_calls, ==, 1);
   if (call->error != NULL)
     g_test_message ("error: %s", call->error->message);
@@ -488,8 +481,7 @@ static Stream *
 wait_stream (Fixture *fx,
              guint    index)
 {
-  while (fx->streams->len <= index)
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (fx->streams->len > index);
   return g_ptr_array_index (fx->streams, index);
 }
 
@@ -669,12 +661,22 @@ test_stream_order (Fixture       *fx,
 
 #define N_CONCURRENT 20
 
+static gboolean
+all_completed (gpointer data)
+{
+  Call *calls = data;
+
+  for (guint i = 0; i < N_CONCURRENT; i++)
+    if (calls[i].n_calls == 0)
+      return FALSE;
+  return TRUE;
+}
+
 static void
 test_concurrent (Fixture       *fx,
                  gconstpointer  data)
 {
   Call calls[N_CONCURRENT];
-  guint n_done = 0;
 
   /* The server answers none until all have arrived: they can only all
    * complete if they were all in flight at once on this one loop. */
@@ -689,14 +691,8 @@ test_concurrent (Fixture       *fx,
     }
   g_assert_cmpuint (ow_http_client_get_n_active (fx->client), ==, N_CONCURRENT);
 
-  while (n_done < N_CONCURRENT)
-    {
-      g_main_context_iteration (NULL, TRUE);
-      n_done = 0;
-      for (guint i = 0; i < N_CONCURRENT; i++)
-        n_done += calls[i].n_calls;
-    }
-  drain ();
+  ow_test_wait_until (all_completed, calls, "every request to complete");
+  ow_test_drain ();
 
   for (guint i = 0; i < N_CONCURRENT; i++)
     {
@@ -1017,8 +1013,7 @@ test_cancel_mid_stream (Fixture       *fx,
 
   /* The server is done with its message, and another request ran start
    * to end: still the one chunk, and still one completion. */
-  while (!s->finished)
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (s->finished);
   sentinel (fx);
   g_assert_cmpuint (call.n_chunks, ==, 1);
   g_assert_cmpstr (call.chunks->str, ==, "data: first\n\n");
@@ -1066,8 +1061,7 @@ test_cancel_from_thread (Fixture       *fx,
       stream_send (s, "data: late\n\n");
       stream_end (s);
     }
-  while (!s->finished)
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (s->finished);
   sentinel (fx);
   g_assert_cmpuint (call.n_chunks, ==, 1);
   g_assert_cmpuint (call.n_calls, ==, 1);
@@ -1237,7 +1231,7 @@ test_client_outlives_caller (Fixture       *fx,
   call_wait (&call);
   g_assert_no_error (call.error);
   call_clear (&call);
-  drain ();
+  ow_test_drain ();
   g_assert_null (g_weak_ref_get (&weak));
   g_weak_ref_clear (&weak);
 }

@@ -22,6 +22,7 @@
 #include <glib/gstdio.h>
 
 #include "ow-error.h"
+#include "ow-test-utils.h"
 #include "sandbox/ow-sandbox-openshell.h"
 
 static char *fake_openshell;
@@ -44,8 +45,7 @@ world_init (World *w, const char *mode)
   g_autofree char *forbidden = NULL;
   g_autofree char *note = NULL;
 
-  w->state = g_dir_make_tmp ("owos-XXXXXX", &error);
-  g_assert_no_error (error);
+  w->state = ow_test_make_tmpdir ("owos");
   w->rw = g_build_filename (w->state, "work", NULL);
   w->ro = g_build_filename (w->state, "ref data", NULL);
   w->scratch = g_build_filename (w->state, "scratch", NULL);

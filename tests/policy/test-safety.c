@@ -41,6 +41,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ow-test-utils.h"
+
 #define DL   OW_SAFETY_DOWNLOADED_EXEC
 #define WO   OW_SAFETY_WRITE_OUTSIDE
 #define PF   OW_SAFETY_PROTECTED_FILE
@@ -93,14 +95,10 @@ static World *
 world_new (void)
 {
   World *w = g_new0 (World, 1);
-  g_autoptr(GError) error = NULL;
-  char *made = g_dir_make_tmp ("ow-safety-XXXXXX", &error);
   g_autofree char *p = NULL;
 
-  g_assert_no_error (error);
   /* the world is judged by its canonical path, as the policy passes it */
-  w->top = realpath (made, NULL);
-  g_free (made);
+  w->top = ow_test_make_tmpdir ("ow-safety");
   w->ws = g_build_filename (w->top, "ws", NULL);
   w->ro = g_build_filename (w->top, "ro", NULL);
   w->home = g_build_filename (w->top, "home", NULL);
@@ -199,7 +197,7 @@ static void
 world_free (World *w)
 {
   remove_tree (w->top);
-  free (w->top);
+  g_free (w->top);
   g_free (w->ws);
   g_free (w->ro);
   g_free (w->home);

@@ -19,6 +19,7 @@
 #include "ow-error.h"
 #include "ow-model-server.h"
 #include "ow-redact.h"
+#include "ow-test-utils.h"
 
 #define TEST_KEY "test-key-abcdefgh123"
 
@@ -157,11 +158,9 @@ run (Live           *live,
 
   ow_provider_complete_async (live->provider, req, on_live_delta_cb, live, live->cancellable,
                               on_complete_cb, live);
-  while (!live->done)
-    g_main_context_iteration (NULL, TRUE);
+  ow_test_wait_flag (&live->done);
   /* Drain what else is ready: a second completion would be a bug. */
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  ow_test_drain ();
   g_assert_nonnull (live->info);
 }
 

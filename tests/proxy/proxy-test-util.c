@@ -481,7 +481,7 @@ const char *
 raw_client_wait (RawClient *c,
                  GError   **error_out)
 {
-  spin_until_cond (raw_client_is_done, c);
+  ow_test_wait_until (raw_client_is_done, c, "the raw client to finish");
   g_thread_join (c->thread);
   c->thread = NULL;
   g_free (c->text);
@@ -515,36 +515,4 @@ raw_client_free (RawClient *c)
   g_free (c->text);
   g_clear_error (&c->error);
   g_free (c);
-}
-
-/* ---- Helpers ---------------------------------------------------------- */
-
-static gboolean
-on_spin_limit_cb (gpointer user_data)
-{
-  g_error ("a test waited more than 20 s for something that never happened");
-  return G_SOURCE_REMOVE;
-}
-
-void
-spin_until_cond (gboolean (*fn) (gpointer),
-                 gpointer data)
-{
-  guint limit = g_timeout_add_seconds (20, on_spin_limit_cb, NULL);
-
-  while (!fn (data))
-    g_main_context_iteration (NULL, TRUE);
-  g_source_remove (limit);
-}
-
-static gboolean
-flag_is_set (gpointer data)
-{
-  return *(gboolean *) data;
-}
-
-void
-spin_until (gboolean *flag)
-{
-  spin_until_cond (flag_is_set, flag);
 }

@@ -15,6 +15,8 @@
 
 #include <gio/gio.h>
 
+#include "ow-test-utils.h"
+
 G_BEGIN_DECLS
 
 /* ---- Scripted resolver ------------------------------------------------ */
@@ -62,13 +64,5 @@ void          raw_client_start        (RawClient *c);
 const char   *raw_client_wait         (RawClient *c, GError **error_out);
 gsize         raw_client_get_received_len (RawClient *c);
 void          raw_client_free         (RawClient *c);
-
-/* ---- Helpers ---------------------------------------------------------- */
-
-/* Spins the default main context until *@flag is TRUE (with a 20 s
- * safety limit that fails the test). */
-void          spin_until              (gboolean *flag);
-/* Spins until @fn (@data) returns TRUE. */
-void          spin_until_cond         (gboolean (*fn) (gpointer), gpointer data);
 
 G_END_DECLS

@@ -341,7 +341,7 @@ vet_now (OwAddressGuard *guard,
   VetWait w = { NULL, FALSE };
 
   ow_address_guard_vet_async (guard, host, port, NULL, on_vetted_cb, &w);
-  spin_until (&w.done);
+  ow_test_wait_flag (&w.done);
   return w.verdict;
 }
 
@@ -471,7 +471,7 @@ test_vet_cancelled (void)
 
   g_cancellable_cancel (cancellable);
   ow_address_guard_vet_async (guard, "example.com", 443, cancellable, on_cancelled_vet_cb, &done);
-  spin_until (&done);
+  ow_test_wait_flag (&done);
 }
 
 /* ---- Pinning ---------------------------------------------------------- */
@@ -550,7 +550,7 @@ test_pinned_request (void)
   ow_http_request_set_proxy (req, "");
   ow_http_request_set_pinned_address (req, "127.0.0.1");
   ow_http_client_send_async (client, req, NULL, NULL, NULL, NULL, on_sent_cb, &w);
-  spin_until (&w.done);
+  ow_test_wait_flag (&w.done);
   g_assert_no_error (w.error);
   g_assert_cmpuint (ow_http_response_get_status (w.resp), ==, 200);
   expected_host = g_strdup_printf ("never-resolved.test:%u", port);
@@ -569,7 +569,7 @@ test_pinned_request (void)
     ow_http_request_set_pinned_address (moved, "127.0.0.2");
     ow_http_request_set_timeouts (moved, 5000, 5000, 10000);
     ow_http_client_send_async (client, moved, NULL, NULL, NULL, NULL, on_sent_cb, &w);
-    spin_until (&w.done);
+    ow_test_wait_flag (&w.done);
     g_assert_null (w.resp);
     g_assert_error (w.error, OW_NET_ERROR, OW_NET_ERROR_CONNECT);
     g_clear_error (&w.error);
@@ -582,7 +582,7 @@ test_pinned_request (void)
   ow_http_request_set_proxy (unpinned, "");
   ow_http_request_set_timeouts (unpinned, 5000, 5000, 10000);
   ow_http_client_send_async (client, unpinned, NULL, NULL, NULL, NULL, on_sent_cb, &w);
-  spin_until (&w.done);
+  ow_test_wait_flag (&w.done);
   g_assert_null (w.resp);
   g_assert_nonnull (w.error);
   g_clear_error (&w.error);
@@ -614,7 +614,7 @@ test_pinned_request_v6 (void)
   ow_http_request_set_proxy (req, "");
   ow_http_request_set_pinned_address (req, "::1");
   ow_http_client_send_async (client, req, NULL, NULL, NULL, NULL, on_sent_cb, &w);
-  spin_until (&w.done);
+  ow_test_wait_flag (&w.done);
   g_assert_no_error (w.error);
   g_assert_cmpuint (ow_http_response_get_status (w.resp), ==, 200);
   g_assert_true (g_str_has_prefix (ow_http_response_get_peer (w.resp), "[::1]:"));

@@ -89,7 +89,7 @@ dirs_setup (Dirs          *d,
 {
   g_autofree char *secret = NULL;
 
-  d->root = g_dir_make_tmp ("ow-cred-XXXXXX", NULL);
+  d->root = ow_test_make_tmpdir ("ow-cred");
   d->home = path_in (d->root, "home");
   d->outside = path_in (d->root, "outside");
   d->sandbox = path_in (d->root, "sandbox");
@@ -560,7 +560,7 @@ test_copy_in_async (Dirs          *d,
   gboolean done = FALSE;
 
   ow_credentials_copy_in_async (copies, d->sandbox, NULL, on_copied_cb, &done);
-  spin_until (&done);
+  ow_test_wait_flag (&done);
   assert_content (d->sandbox, ".kube/config", kube_config);
   g_assert_true (ow_credentials_remove (copies, d->sandbox, NULL));
 }

@@ -169,8 +169,7 @@ fixture_setup (Fixture       *f,
 
   f->proxy = ow_proxy_new (f->sites, f->guard);
   g_signal_connect (f->proxy, "blocked", G_CALLBACK (on_blocked_cb), f);
-  f->dir = g_dir_make_tmp ("ow-proxy-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->dir = ow_test_make_tmpdir ("ow-proxy");
   f->sock_path = g_build_filename (f->dir, "proxy.sock", NULL);
   g_assert_true (ow_proxy_listen_unix (f->proxy, "s1", f->sock_path, &error));
   g_assert_no_error (error);
@@ -191,7 +190,7 @@ fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
   ow_proxy_close (f->proxy);
-  spin_until_cond (no_connections, f->proxy);
+  ow_test_wait_until (no_connections, f->proxy, "the proxy to have no connections");
   g_object_add_weak_pointer (G_OBJECT (f->proxy), (gpointer *) &f->proxy);
   g_object_unref (f->proxy);
   g_assert_null (f->proxy);
@@ -249,7 +248,7 @@ get_via (Fixture    *f,
   ow_http_request_add_header (req, "Proxy-Authorization", "Basic c2VjcmV0OnNlY3JldA==");
   ow_http_request_add_header (req, "X-Keep", "kept");
   ow_http_client_send_async (f->client, req, NULL, NULL, NULL, NULL, on_sent_cb, &w);
-  spin_until (&w.done);
+  ow_test_wait_flag (&w.done);
   g_assert_no_error (w.error);
   return w.resp;
 }
@@ -747,7 +746,7 @@ test_end_session (Fixture       *f,
   g_clear_error (&error);
   blocked = take_blocked (f, "s1");
   g_assert_cmpuint (blocked->len, ==, 0);
-  spin_until_cond (no_connections, f->proxy);
+  ow_test_wait_until (no_connections, f->proxy, "the proxy to have no connections");
 
   /* Session s2 is untouched. */
   {
@@ -765,7 +764,7 @@ test_stale_socket (void)
   g_autoptr(OwAddressGuard) guard = ow_address_guard_new (NULL);
   g_autoptr(OwProxy) proxy = ow_proxy_new (sites, guard);
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("ow-proxy-XXXXXX", NULL);
+  g_autofree char *dir = ow_test_make_tmpdir ("ow-proxy");
   g_autofree char *file = g_build_filename (dir, "not-a-socket", NULL);
 
   /* A regular file at the path is not ours to delete. */

@@ -303,7 +303,7 @@ run_tool_full (OwWebAccess  *access,
   g_assert_cmpint (ow_tool_get_risk (tool), ==, OW_RISK_READ);
   ow_tool_call_async (tool, &context, json_node_get_object (args), cancellable, NULL, NULL,
                       on_tool_done_cb, &w);
-  spin_until (&w.done);
+  ow_test_wait_flag (&w.done);
   out = json_from_string (w.result->text, NULL);
   g_assert_nonnull (out);
   obj = json_object_ref (json_node_get_object (out));
@@ -597,9 +597,9 @@ test_fetch_cancelled (Fixture       *f,
   ow_tool_call_async (fetch, &context, json_node_get_object (args), cancellable, NULL, NULL,
                       on_tool_done_cb, &w);
   /* Cancelled once the server holds the request: the call ends at once. */
-  spin_until (&f->web.hanging);
+  ow_test_wait_flag (&f->web.hanging);
   g_cancellable_cancel (cancellable);
-  spin_until (&w.done);
+  ow_test_wait_flag (&w.done);
   g_assert_cmpint (w.result->status, ==, OW_TOOL_STATUS_INTERRUPTED);
   g_assert_nonnull (strstr (w.result->text, "interrupted"));
   ow_tool_result_free (w.result);

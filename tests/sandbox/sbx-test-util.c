@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ow-json.h"
+#include "ow-test-utils.h"
 
 const char *
 sbx_runner_path (void)
@@ -63,23 +64,6 @@ sbx_require_wall (void)
     }
 }
 
-char *
-sbx_tmpdir (const char *prefix)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *tmpl = g_strdup_printf ("%s-XXXXXX", prefix);
-  g_autofree char *dir = g_dir_make_tmp (tmpl, &error);
-  char *real;
-  char *copy;
-
-  g_assert_no_error (error);
-  real = realpath (dir, NULL);
-  g_assert_nonnull (real);
-  copy = g_strdup (real);
-  free (real);
-  return copy;
-}
-
 void
 sbx_write (const char *path, const char *content, int mode)
 {
@@ -128,15 +112,9 @@ on_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 }
 
 static GAsyncResult *
-wait_for (Waiter *w, guint timeout_s)
+wait_for (Waiter *w)
 {
-  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_s * G_USEC_PER_SEC;
-
-  while (w->result == NULL)
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      g_main_context_iteration (NULL, TRUE);
-    }
+  OW_TEST_WAIT_UNTIL (w->result != NULL);
   return w->result;
 }
 
@@ -148,7 +126,7 @@ sbx_call_cancellable (OwExecutor *executor, const char *tool, const char *args, 
   OwToolResult *r;
 
   ow_executor_execute_async (executor, tool, args, cancellable, on_done_cb, &w);
-  r = ow_executor_execute_finish (executor, wait_for (&w, 120), error);
+  r = ow_executor_execute_finish (executor, wait_for (&w), error);
   g_object_unref (w.result);
   return r;
 }
@@ -171,6 +149,37 @@ sbx_result_object (const OwToolResult *result)
   return o;
 }
 
+char *
+sbx_shell (OwExecutor *executor, const char *command, int *exit_code)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonNode) args = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr(OwToolResult) r = NULL;
+  g_autoptr(JsonObject) o = NULL;
+  const char *output;
+  int code;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "command");
+  json_builder_add_string_value (b, command);
+  json_builder_set_member_name (b, "timeout_seconds");
+  json_builder_add_int_value (b, 30);
+  json_builder_end_object (b);
+  args = json_builder_get_root (b);
+  text = ow_json_to_string (args);
+  r = sbx_call (executor, "run_shell", text, &error);
+  g_assert_no_error (error);
+  o = sbx_result_object (r);
+  code = (int) ow_json_get_int (o, "exit_code", -1);
+  output = ow_json_get_string (o, "output");
+  g_test_message ("$ %s\n%s(exit %d)", command, output != NULL ? output : "", code);
+  if (exit_code != NULL)
+    *exit_code = code;
+  return g_strdup (output != NULL ? output : ow_json_get_string (o, "error"));
+}
+
 OwExecutor *
 sbx_start (OwSandboxBackend *backend, const OwSandboxSpec *spec, GError **error)
 {
@@ -178,26 +187,9 @@ sbx_start (OwSandboxBackend *backend, const OwSandboxSpec *spec, GError **error)
   OwExecutor *executor;
 
   ow_sandbox_backend_start_async (backend, spec, NULL, on_done_cb, &w);
-  executor = ow_sandbox_backend_start_finish (backend, wait_for (&w, 60), error);
+  executor = ow_sandbox_backend_start_finish (backend, wait_for (&w), error);
   g_object_unref (w.result);
   return executor;
-}
-
-static gboolean
-on_spin_done_cb (gpointer user_data)
-{
-  *(gboolean *) user_data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-void
-sbx_spin (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, on_spin_done_cb, &done);
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
 }
 
 /* ---- the HTTP server and the proxy stand-in ----------------------------- */

@@ -3,7 +3,7 @@
  * The runner under test is the built openworker-tool-runner (meson puts
  * its path in OW_TEST_RUNNER); the escape helper likewise (OW_TEST_ESCAPE).
  * Tool calls are made through the real OwExecutor interface and the main
- * loop is spun until each answers. For the network tests there is a tiny
+ * loop is spun until each answers (ow-test-utils.h). For the network tests there is a tiny
  * loopback HTTP server and a stand-in for the allow-list proxy on a Unix
  * socket that forwards plain-HTTP requests for exactly one allowed
  * host:port and refuses everything else with 403.
@@ -18,6 +18,7 @@
 #include "sandbox/ow-executor-runner.h"
 #include "sandbox/ow-sandbox.h"
 #include "tools/ow-executor.h"
+#include "ow-test-utils.h"
 
 G_BEGIN_DECLS
 
@@ -28,8 +29,6 @@ const char   *sbx_escape_path     (void);
  * machine can build the Linux wall (Landlock, user namespaces, seccomp). */
 void          sbx_require_wall    (void);
 
-/* A canonical temporary folder; removed with ow_remove_tree(). */
-char         *sbx_tmpdir          (const char *prefix);
 void          sbx_write           (const char *path, const char *content, int mode);
 
 /* The runner without a wall, as a child on a socketpair. */
@@ -43,11 +42,13 @@ OwToolResult *sbx_call_cancellable (OwExecutor *executor, const char *tool, cons
 /* A result's JSON object (asserts it is one). */
 JsonObject   *sbx_result_object   (const OwToolResult *result);
 
+/* run_shell @command (30 s limit) and log it with what it printed; the
+ * output (or, with none, the error) and, when @exit_code is not NULL, the
+ * exit code. */
+char         *sbx_shell           (OwExecutor *executor, const char *command, int *exit_code);
+
 /* Starts a sandbox synchronously. */
 OwExecutor   *sbx_start           (OwSandboxBackend *backend, const OwSandboxSpec *spec, GError **error);
-
-/* Spins the main loop for @ms milliseconds. */
-void          sbx_spin            (guint ms);
 
 /* A loopback HTTP server that answers every request with "hello from allowed". */
 typedef struct _SbxHttp SbxHttp;

@@ -55,31 +55,14 @@ static struct {
 
 /* ---- running things inside ---------------------------------------------------- */
 
+/* run_shell in the sandbox, which must keep its enforcement level. */
 static char *
 sh (const char *command, int *exit_code)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonNode) args = NULL;
-  g_autofree char *text = NULL;
-  g_autoptr(OwToolResult) r = NULL;
-  g_autoptr(JsonObject) o = NULL;
+  char *out = sbx_shell (G.ex, command, exit_code);
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "command");
-  json_builder_add_string_value (b, command);
-  json_builder_set_member_name (b, "timeout_seconds");
-  json_builder_add_int_value (b, 30);
-  json_builder_end_object (b);
-  args = json_builder_get_root (b);
-  text = ow_json_to_string (args);
-  r = sbx_call (G.ex, "run_shell", text, &error);
-  g_assert_no_error (error);
   g_assert_cmpstr (ow_executor_get_enforcement (G.ex), ==, G.enforcement);
-  o = sbx_result_object (r);
-  *exit_code = (int) ow_json_get_int (o, "exit_code", -1);
-  g_test_message ("$ %s\n%s(exit %d)", command, ow_json_get_string (o, "output"), *exit_code);
-  return g_strdup (ow_json_get_string (o, "output"));
+  return out;
 }
 
 /* A shell command that must fail (non-zero exit) and must not print
@@ -798,7 +781,7 @@ set_up (void)
   const char *hidden[4];
   OwSandboxSpec spec = { 0 };
 
-  G.base = sbx_tmpdir ("ow-sbx-escape");
+  G.base = ow_test_make_tmpdir ("ow-sbx-escape");
   G.ws = g_build_filename (G.base, "ws", NULL);
   G.ro = g_build_filename (G.base, "ro", NULL);
   G.home = g_build_filename (G.base, "home", NULL);
@@ -903,7 +886,7 @@ tear_down (void)
   g_socket_close (G.unix_outside, NULL);
   g_clear_object (&G.abstract);
   g_clear_object (&G.unix_outside);
-  sbx_spin (100);
+  ow_test_spin_for (100);
   ow_remove_tree (G.base, NULL);
   g_free (G.base);
   g_free (G.ws);

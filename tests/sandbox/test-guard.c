@@ -40,34 +40,17 @@ static struct {
   guint       attempts, refused, open_through, controls;
 } G;
 
+/* run_shell in @ex; the exit code, and what it printed in *@output. */
 static int
 run (OwExecutor *ex, const char *command, char **output)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonNode) args = NULL;
-  g_autofree char *text = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(OwToolResult) r = NULL;
-  g_autoptr(JsonObject) o = NULL;
+  g_autofree char *out = NULL;
   int code;
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "command");
-  json_builder_add_string_value (b, command);
-  json_builder_set_member_name (b, "timeout_seconds");
-  json_builder_add_int_value (b, 30);
-  json_builder_end_object (b);
-  args = json_builder_get_root (b);
-  text = ow_json_to_string (args);
-  r = sbx_call (ex, "run_shell", text, &error);
-  g_assert_no_error (error);
-  o = sbx_result_object (r);
-  code = (int) ow_json_get_int (o, "exit_code", -1);
-  g_test_message ("[%s] $ %s\n%s(exit %d)", ex == G.guarded ? "guard" : "open", command,
-                  ow_json_get_string (o, "output"), code);
+  g_test_message ("in the %s sandbox:", ex == G.guarded ? "guarded" : "open");
+  out = sbx_shell (ex, command, &code);
   if (output != NULL)
-    *output = g_strdup (ow_json_get_string (o, "output") ? ow_json_get_string (o, "output")
-                                                          : ow_json_get_string (o, "error"));
+    *output = g_steal_pointer (&out);
   return code;
 }
 
@@ -395,7 +378,7 @@ test_background (void)
   r = sbx_call (G.guarded, "run_shell", args, &error);
   g_assert_no_error (error);
   for (int i = 0; i < 200 && !landed (G.ws, "bg"); i++)
-    sbx_spin (25);
+    ow_test_spin_for (25);
   g_assert_true (landed (G.ws, "bg"));   /* the control half ran */
   G.controls++;
   g_assert_false (landed (G.out, "bg"));
@@ -488,7 +471,6 @@ rerun_as_nobody (void)
   g_assert_true (g_file_set_contents_full (copy, contents, len, G_FILE_SET_CONTENTS_NONE, 0755, &error));
   {
     const char *argv[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", copy, NULL };
-    g_autofree char *out = NULL;
 
     g_spawn_sync ("/", (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_CHILD_INHERITS_STDIN, NULL, NULL,
                   NULL, NULL, &status, &error);
@@ -538,10 +520,10 @@ main (int argc, char **argv)
   G.cache = g_build_filename (G.base, "cache", NULL);
   {
     g_autofree char *p = NULL;
-    g_autofree char *git = mkpath (G.ws, ".git/hooks");
-    g_autofree char *wf = mkpath (G.ws, ".github/workflows");
-    g_autofree char *ow = mkpath (G.ws, ".openworker");
 
+    g_free (mkpath (G.ws, ".git/hooks"));
+    g_free (mkpath (G.ws, ".github/workflows"));
+    g_free (mkpath (G.ws, ".openworker"));
     p = g_build_filename (G.ws, ".git", "config", NULL);
     sbx_write (p, "[core]\n", 0644);
     g_free (p);
@@ -578,7 +560,6 @@ main (int argc, char **argv)
   G.guarded = ow_executor_direct_new (G.ws);
   ow_executor_set_roots (G.guarded, roots);
   {
-    g_auto(GStrv) names = NULL;
     const char *hidden[] = { G.state, hidden_ssh, hidden_aws, NULL };
     const char *protected_names[] = { ".github/workflows", ".openworker", NULL };
     OwGuardOptions options = { .hidden = hidden, .protected_names = protected_names, .cache_dir = G.cache };

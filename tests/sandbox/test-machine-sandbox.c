@@ -216,7 +216,7 @@ main (int argc, char **argv)
 
   g_test_init (&argc, &argv, NULL);
   sbx_require_wall ();
-  home = sbx_tmpdir ("ow-sbx-machine");
+  home = ow_test_make_tmpdir ("ow-sbx-machine");
   config = g_build_filename (home, "config", "config.toml", NULL);
   g_setenv ("OPENWORKER_HOME", home, TRUE);
   g_setenv ("OPENWORKER_TOOL_RUNNER", sbx_runner_path (), TRUE);

@@ -56,7 +56,7 @@ run_quiet (const char *cwd, const char *const *argv)
 static char *
 make_template (void)
 {
-  char *dir = sbx_tmpdir ("ow-sbx-template");
+  char *dir = ow_test_make_tmpdir ("ow-sbx-template");
   const char *git_init[] = { "git", "init", "-q", "-b", "main", ".", NULL };
   const char *git_add[] = { "git", "add", "-A", NULL };
   const char *git_commit[] = { "git", "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m",
@@ -118,7 +118,7 @@ test_every_tool (void)
     { "run_shell", "" },
   };
   g_autofree char *template = make_template ();
-  g_autofree char *ws = sbx_tmpdir ("ow-sbx-ws");
+  g_autofree char *ws = ow_test_make_tmpdir ("ow-sbx-ws");
   g_autoptr(GPtrArray) expected = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GArray) expected_status = g_array_new (FALSE, FALSE, sizeof (int));
   g_autoptr(OwExecutor) ex = NULL;
@@ -195,23 +195,28 @@ on_answer_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   a->order = ++answers_seen;
 }
 
-static void
-wait_answers (Answer *answers, gsize n, guint timeout_s)
+typedef struct {
+  Answer *answers;
+  gsize   n;
+} Answers;
+
+static gboolean
+all_answered (gpointer data)
 {
-  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_s * G_USEC_PER_SEC;
+  Answers *all = data;
 
-  for (;;)
-    {
-      gboolean all = TRUE;
+  for (gsize i = 0; i < all->n; i++)
+    if (all->answers[i].at == 0)
+      return FALSE;
+  return TRUE;
+}
 
-      for (gsize i = 0; i < n; i++)
-        if (answers[i].at == 0)
-          all = FALSE;
-      if (all)
-        return;
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      g_main_context_iteration (NULL, TRUE);
-    }
+static void
+wait_answers (Answer *answers, gsize n)
+{
+  Answers all = { answers, n };
+
+  ow_test_wait_until (all_answered, &all, "every call to answer");
 }
 
 static void
@@ -224,7 +229,7 @@ answer_clear (Answer *a)
 static void
 test_concurrent (void)
 {
-  g_autofree char *ws = sbx_tmpdir ("ow-sbx-ws");
+  g_autofree char *ws = ow_test_make_tmpdir ("ow-sbx-ws");
   g_autofree char *file = g_build_filename (ws, "f.txt", NULL);
   g_autoptr(OwExecutor) ex = sbx_plain_runner (NULL);
   g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_root_free);
@@ -237,7 +242,7 @@ test_concurrent (void)
   ow_executor_execute_async (ex, "run_shell", "{\"command\":\"sleep 1; echo slow\"}", NULL, on_answer_cb, &answers[0]);
   for (int i = 1; i < 5; i++)
     ow_executor_execute_async (ex, "read_file", "{\"path\":\"f.txt\"}", NULL, on_answer_cb, &answers[i]);
-  wait_answers (answers, 5, 30);
+  wait_answers (answers, 5);
   /* The reads did not wait for the command. */
   g_assert_cmpint (answers[0].order, ==, 5);
   for (int i = 0; i < 5; i++)
@@ -263,7 +268,7 @@ on_cancel_now_cb (gpointer user_data)
 static void
 test_cancel (void)
 {
-  g_autofree char *ws = sbx_tmpdir ("ow-sbx-ws");
+  g_autofree char *ws = ow_test_make_tmpdir ("ow-sbx-ws");
   g_autoptr(OwExecutor) ex = sbx_plain_runner (NULL);
   g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_root_free);
   g_autoptr(GCancellable) cancel = g_cancellable_new ();
@@ -277,7 +282,7 @@ test_cancel (void)
   ow_executor_execute_async (ex, "run_shell", "{\"command\":\"sleep 30\"}", cancel, on_answer_cb, &answers[0]);
   ow_executor_execute_async (ex, "read_file", "{\"path\":\"nothing-here\"}", other, on_answer_cb, &answers[1]);
   g_timeout_add (300, on_cancel_now_cb, cancel);
-  wait_answers (answers, 2, 20);
+  wait_answers (answers, 2);
   cancelled_at = answers[0].at;
   g_assert_no_error (answers[0].error);
   g_assert_cmpint (answers[0].result->status, ==, OW_TOOL_STATUS_INTERRUPTED);
@@ -317,8 +322,8 @@ test_cancel (void)
 static void
 test_roots (void)
 {
-  g_autofree char *rw = sbx_tmpdir ("ow-sbx-rw");
-  g_autofree char *ro = sbx_tmpdir ("ow-sbx-ro");
+  g_autofree char *rw = ow_test_make_tmpdir ("ow-sbx-rw");
+  g_autofree char *ro = ow_test_make_tmpdir ("ow-sbx-ro");
   g_autoptr(OwExecutor) ex = sbx_plain_runner (NULL);
   g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_root_free);
   g_autofree char *args = g_strdup_printf ("{\"path\":\"%s/x.txt\",\"content\":\"x\"}", ro);
@@ -357,7 +362,7 @@ on_stopped_cb (OwExecutorRunner *ex, const char *reason, gpointer user_data)
 static void
 test_death (void)
 {
-  g_autofree char *ws = sbx_tmpdir ("ow-sbx-ws");
+  g_autofree char *ws = ow_test_make_tmpdir ("ow-sbx-ws");
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(OwExecutor) ex = sbx_plain_runner (&process);
   g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_root_free);
@@ -370,9 +375,9 @@ test_death (void)
   answers_seen = 0;
   ow_executor_execute_async (ex, "run_shell", "{\"command\":\"sleep 30\"}", NULL, on_answer_cb, &answers[0]);
   ow_executor_execute_async (ex, "run_shell", "{\"command\":\"sleep 30\"}", NULL, on_answer_cb, &answers[1]);
-  sbx_spin (300);
+  ow_test_spin_for (300);
   g_subprocess_send_signal (process, SIGKILL);
-  wait_answers (answers, 2, 10);
+  wait_answers (answers, 2);
   for (int i = 0; i < 2; i++)
     {
       g_assert_null (answers[i].result);
@@ -384,7 +389,7 @@ test_death (void)
   g_assert_false (ow_executor_runner_is_alive (OW_EXECUTOR_RUNNER (ex)));
   /* Later calls fail at once, with the same reason. */
   ow_executor_execute_async (ex, "read_file", "{\"path\":\"x\"}", NULL, on_answer_cb, &answers[2]);
-  wait_answers (&answers[2], 1, 5);
+  wait_answers (&answers[2], 1);
   g_assert_error (answers[2].error, OW_SANDBOX_ERROR, OW_SANDBOX_ERROR_UNAVAILABLE);
   for (int i = 0; i < 3; i++)
     answer_clear (&answers[i]);
@@ -395,19 +400,13 @@ test_death (void)
 static gboolean
 pid_gone (pid_t pid)
 {
-  for (int i = 0; i < 200; i++)
-    {
-      if (kill (pid, 0) != 0 && errno == ESRCH)
-        return TRUE;
-      g_usleep (10000);
-    }
-  return FALSE;
+  return kill (pid, 0) != 0 && errno == ESRCH;
 }
 
 static void
 test_shutdown_ends_everything (void)
 {
-  g_autofree char *ws = sbx_tmpdir ("ow-sbx-ws");
+  g_autofree char *ws = ow_test_make_tmpdir ("ow-sbx-ws");
   g_autoptr(GSubprocess) process = NULL;
   OwExecutor *ex = sbx_plain_runner (&process);
   g_autoptr(GPtrArray) roots = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_root_free);
@@ -415,7 +414,6 @@ test_shutdown_ends_everything (void)
   g_autoptr(OwToolResult) r = NULL;
   g_autoptr(JsonObject) o = NULL;
   g_auto(GStrv) pids = NULL;
-  gint64 deadline;
 
   g_ptr_array_add (roots, ow_root_new (ws, TRUE, "workspace"));
   ow_executor_set_roots (ex, roots);
@@ -425,16 +423,11 @@ test_shutdown_ends_everything (void)
   pids = g_strsplit (g_strstrip ((char *) ow_json_get_string (o, "output")), " ", 2);
   g_assert_cmpuint (g_strv_length (pids), ==, 2);
   g_object_unref (ex);
-  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  while (g_subprocess_get_identifier (process) != NULL)
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      g_main_context_iteration (NULL, TRUE);
-    }
+  OW_TEST_WAIT_UNTIL (g_subprocess_get_identifier (process) == NULL);
   g_assert_true (g_subprocess_get_if_exited (process));
   g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
-  g_assert_true (pid_gone ((pid_t) atoi (pids[0])));
-  g_assert_true (pid_gone ((pid_t) atoi (pids[1])));
+  OW_TEST_WAIT_UNTIL (pid_gone ((pid_t) atoi (pids[0])));
+  OW_TEST_WAIT_UNTIL (pid_gone ((pid_t) atoi (pids[1])));
   ow_remove_tree (ws, NULL);
 }
 
@@ -474,7 +467,7 @@ test_peer_oversized (void)
   ow_executor_execute_async (ex, "read_file", "{\"path\":\"x\"}", NULL, on_answer_cb, &a);
   ow_runner_frame_header_encode (0xffffffffu, header);
   g_assert_cmpint (write (fd, header, 4), ==, 4);
-  wait_answers (&a, 1, 5);
+  wait_answers (&a, 1);
   g_assert_error (a.error, OW_SANDBOX_ERROR, OW_SANDBOX_ERROR_UNAVAILABLE);
   g_assert_nonnull (strstr (a.error->message, "larger than the protocol allows"));
   answer_clear (&a);
@@ -491,7 +484,7 @@ test_peer_garbage (void)
   peer_send (fd, "{\"op\":\"hello\",\"version\":1,\"pid\":1}");
   ow_executor_execute_async (ex, "read_file", "{\"path\":\"x\"}", NULL, on_answer_cb, &a);
   peer_send (fd, "this is not json");
-  wait_answers (&a, 1, 5);
+  wait_answers (&a, 1);
   g_assert_error (a.error, OW_SANDBOX_ERROR, OW_SANDBOX_ERROR_UNAVAILABLE);
   g_assert_nonnull (strstr (a.error->message, "not a JSON object"));
   answer_clear (&a);
@@ -510,7 +503,7 @@ test_peer_answers (void)
 
   peer_send (fd, "{\"op\":\"hello\",\"version\":1,\"pid\":1}");
   ow_executor_execute_async (ex, "read_file", "{\"path\":\"x\"}", NULL, on_answer_cb, &a);
-  sbx_spin (50);
+  ow_test_spin_for (50);
   g_assert_cmpint (ow_runner_read_frame (fd, &frame), >, 0);
   call = ow_json_object_from_string (frame, -1, NULL);
   free (frame);
@@ -526,7 +519,7 @@ test_peer_answers (void)
 
     peer_send (fd, answer);
   }
-  wait_answers (&a, 1, 5);
+  wait_answers (&a, 1);
   g_assert_no_error (a.error);
   g_assert_cmpint (a.result->status, ==, OW_TOOL_STATUS_INTERRUPTED);
   g_assert_cmpstr (a.result->text, ==, "{\"error\":\"interrupted by user\"}");
@@ -552,14 +545,8 @@ on_ready_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 wait_ready (OwExecutor *ex, Ready *r)
 {
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-
   ow_executor_runner_wait_ready_async (OW_EXECUTOR_RUNNER (ex), NULL, on_ready_cb, r);
-  while (!r->done)
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      g_main_context_iteration (NULL, TRUE);
-    }
+  ow_test_wait_flag (&r->done);
 }
 
 static void
@@ -628,7 +615,7 @@ on_probe_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 test_probe_plain (void)
 {
-  g_autofree char *ws = sbx_tmpdir ("ow-sbx-ws");
+  g_autofree char *ws = ow_test_make_tmpdir ("ow-sbx-ws");
   g_autoptr(OwExecutor) ex = sbx_plain_runner (NULL);
   g_autofree char *text = g_strdup_printf ("[{\"kind\":\"root\",\"path\":\"%s\",\"writable\":true},"
                                            "{\"kind\":\"root\",\"path\":\"/nonexistent-ow\",\"writable\":false},"
@@ -637,15 +624,10 @@ test_probe_plain (void)
                                            "{\"kind\":\"env_absent\",\"names\":[\"OW_PROBE_PLAIN_TOKEN\"]}]", ws);
   g_autoptr(JsonNode) node = ow_json_parse (text, -1, NULL);
   ProbeWait p = { 0 };
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
   static const gboolean want[] = { TRUE, FALSE, FALSE, FALSE, FALSE, TRUE, TRUE };
 
   ow_executor_runner_probe_async (OW_EXECUTOR_RUNNER (ex), json_node_get_array (node), NULL, on_probe_cb, &p);
-  while (!p.done)
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      g_main_context_iteration (NULL, TRUE);
-    }
+  ow_test_wait_flag (&p.done);
   g_assert_no_error (p.error);
   g_assert_cmpuint (json_array_get_length (p.answers), ==, G_N_ELEMENTS (want));
   for (guint i = 0; i < G_N_ELEMENTS (want); i++)

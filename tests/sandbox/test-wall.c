@@ -45,7 +45,7 @@ static void
 fx_init (Fx *fx)
 {
   memset (fx, 0, sizeof *fx);
-  fx->base = sbx_tmpdir ("ow-sbx-wall");
+  fx->base = ow_test_make_tmpdir ("ow-sbx-wall");
   fx->ws = g_build_filename (fx->base, "ws", NULL);
   fx->ro = g_build_filename (fx->base, "ro", NULL);
   fx->home = g_build_filename (fx->base, "home", NULL);
@@ -136,43 +136,24 @@ fx_start (Fx *fx)
 static char *
 sh (Fx *fx, OwExecutor *ex, const char *command, int *exit_code)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonNode) args = NULL;
-  g_autofree char *text = NULL;
-  g_autoptr(OwToolResult) r = NULL;
-  g_autoptr(JsonObject) o = NULL;
+  char *out = sbx_shell (ex, command, exit_code);
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "command");
-  json_builder_add_string_value (b, command);
-  json_builder_end_object (b);
-  args = json_builder_get_root (b);
-  text = ow_json_to_string (args);
-  r = sbx_call (ex, "run_shell", text, &error);
-  g_assert_no_error (error);
   g_assert_cmpstr (ow_executor_get_enforcement (ex), ==, fx->want_enforcement);
-  o = sbx_result_object (r);
-  if (exit_code != NULL)
-    *exit_code = (int) ow_json_get_int (o, "exit_code", -1);
-  return g_strdup (ow_json_get_string (o, "output"));
+  return out;
+}
+
+static gboolean
+dir_is_empty (gpointer data)
+{
+  g_autoptr(GDir) d = g_dir_open (data, 0, NULL);
+
+  return d == NULL || g_dir_read_name (d) == NULL;
 }
 
 static void
 wait_scratch_empty (Fx *fx)
 {
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-
-  for (;;)
-    {
-      g_autoptr(GDir) d = g_dir_open (fx->scratch, 0, NULL);
-
-      if (d == NULL || g_dir_read_name (d) == NULL)
-        return;
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (10000);
-    }
+  ow_test_wait_until (dir_is_empty, fx->scratch, "the scratch folder to be empty");
 }
 
 /* ---- tests ------------------------------------------------------------------- */
@@ -571,7 +552,6 @@ test_runner_killed_from_inside (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(OwToolResult) r = NULL;
   g_autofree char *out = NULL;
-  gint64 deadline;
   int code;
 
   fx_init (&fx);
@@ -585,12 +565,7 @@ test_runner_killed_from_inside (void)
   g_assert_error (error, OW_SANDBOX_ERROR, OW_SANDBOX_ERROR_UNAVAILABLE);
   g_assert_nonnull (strstr (error->message, "tool runner stopped"));
   g_assert_false (ow_executor_runner_is_alive (OW_EXECUTOR_RUNNER (ex)));
-  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
-  while (host_has_process_with ("sleep 31337"))
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      g_usleep (20000);
-    }
+  OW_TEST_WAIT_UNTIL (!host_has_process_with ("sleep 31337"));
   g_clear_object (&ex);
   wait_scratch_empty (&fx);
   fx_clear (&fx);
@@ -670,7 +645,6 @@ test_engine_kills_runner (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(OwToolResult) r = NULL;
   g_autofree char *out = NULL;
-  gint64 deadline;
   pid_t outer;
   int code;
 
@@ -684,12 +658,7 @@ test_engine_kills_runner (void)
   r = sbx_call (ex, "run_shell", "{\"command\":\"sleep 30\"}", &error);
   g_assert_null (r);
   g_assert_error (error, OW_SANDBOX_ERROR, OW_SANDBOX_ERROR_UNAVAILABLE);
-  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
-  while (host_has_process_with ("sleep 31338"))
-    {
-      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      g_usleep (20000);
-    }
+  OW_TEST_WAIT_UNTIL (!host_has_process_with ("sleep 31338"));
   g_clear_object (&ex);
   wait_scratch_empty (&fx);
   fx_clear (&fx);
@@ -766,15 +735,10 @@ test_refusals (void)
   {
     g_autoptr(GCancellable) cancel = g_cancellable_new ();
     Started st = { 0 };
-    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
 
     ow_sandbox_backend_start_async (fx.backend, &fx.spec, cancel, on_started_cb, &st);
     g_cancellable_cancel (cancel);
-    while (!st.done)
-      {
-        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-        g_main_context_iteration (NULL, TRUE);
-      }
+    ow_test_wait_flag (&st.done);
     g_assert_null (st.executor);
     g_assert_error (st.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
     g_clear_error (&st.error);
@@ -785,20 +749,14 @@ test_refusals (void)
     g_autoptr(GCancellable) cancel = g_cancellable_new ();
     g_autofree char *hung = g_build_filename (fx.base, "hung-runner", NULL);
     Started st = { 0 };
-    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
 
     sbx_write (hung, "#!/bin/sh\nexec sleep 4242\n", 0755);
     fx.spec.runner_path = hung;
     ow_sandbox_backend_start_async (fx.backend, &fx.spec, cancel, on_started_cb, &st);
-    sbx_spin (300);
+    ow_test_spin_for (300);
     g_assert_true (host_has_process_with ("sleep 4242"));
     g_cancellable_cancel (cancel);
-    while (!st.done || host_has_process_with ("sleep 4242"))
-      {
-        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-        g_main_context_iteration (NULL, FALSE);
-        g_usleep (10000);
-      }
+    OW_TEST_WAIT_UNTIL (st.done && !host_has_process_with ("sleep 4242"));
     g_assert_error (st.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
     g_clear_error (&st.error);
     fx.spec.runner_path = sbx_runner_path ();

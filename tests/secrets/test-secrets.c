@@ -33,6 +33,7 @@
 #include "ow-model-server.h"
 #include "ow-redact.h"
 #include "ow-secret-libsecret.h"
+#include "ow-test-utils.h"
 #include "providers/ow-provider-verify.h"
 #include "store/ow-secret-store-private.h"
 #include "store/ow-secret-store.h"
@@ -144,13 +145,6 @@ file_mode (const char *path)
 
   g_assert_cmpint (g_stat (path, &st), ==, 0);
   return st.st_mode & 07777;
-}
-
-static void
-spin_until (gboolean *done)
-{
-  while (!*done)
-    g_main_context_iteration (NULL, TRUE);
 }
 
 static OwSecretStore *
@@ -400,38 +394,38 @@ check_async (OwSecretStore *store, const char *name)
 
   ow_secret_store_store_async (store, OW_SECRET_KIND_PROVIDER, name, "Async", value, NULL, on_store_cb, &r);
   g_assert_false (r.done);   /* never completes inside the call */
-  spin_until (&r.done);
+  ow_test_wait_flag (&r.done);
   g_assert_no_error (r.error);
   g_assert_true (r.ok);
   async_result_clear (&r);
 
   ow_secret_store_lookup_async (store, OW_SECRET_KIND_PROVIDER, name, NULL, on_lookup_cb, &r);
-  spin_until (&r.done);
+  ow_test_wait_flag (&r.done);
   g_assert_no_error (r.error);
   g_assert_cmpstr (r.value, ==, value);
   async_result_clear (&r);
 
   ow_secret_store_list_async (store, OW_SECRET_KIND_PROVIDER, NULL, on_list_cb, &r);
-  spin_until (&r.done);
+  ow_test_wait_flag (&r.done);
   g_assert_no_error (r.error);
   g_assert_true (g_strv_contains ((const char *const *) r.names, name));
   async_result_clear (&r);
 
   ow_secret_store_delete_async (store, OW_SECRET_KIND_PROVIDER, name, NULL, on_delete_cb, &r);
-  spin_until (&r.done);
+  ow_test_wait_flag (&r.done);
   g_assert_no_error (r.error);
   g_assert_true (r.ok);
   async_result_clear (&r);
 
   ow_secret_store_lookup_async (store, OW_SECRET_KIND_PROVIDER, name, NULL, on_lookup_cb, &r);
-  spin_until (&r.done);
+  ow_test_wait_flag (&r.done);
   g_assert_no_error (r.error);
   g_assert_null (r.value);
   async_result_clear (&r);
 
   /* A bad kind fails through the async path too. */
   ow_secret_store_lookup_async (store, "BAD KIND", name, NULL, on_lookup_cb, &r);
-  spin_until (&r.done);
+  ow_test_wait_flag (&r.done);
   g_assert_error (r.error, OW_SECRET_ERROR, OW_SECRET_ERROR_INVALID);
   async_result_clear (&r);
 }
@@ -1225,7 +1219,7 @@ complete_once (OwProvider *provider, const char *model)
   req.messages = messages;
   req.stream = TRUE;
   ow_provider_complete_async (provider, &req, NULL, NULL, NULL, on_complete_cb, &c);
-  spin_until (&c.done);
+  ow_test_wait_flag (&c.done);
   g_assert_no_error (c.error);
   text = g_strdup (c.turn->text != NULL ? c.turn->text->str : NULL);
   ow_turn_free (c.turn);
@@ -1509,7 +1503,7 @@ verify (const char *provider, const char *key, const char *base_url, GCancellabl
   ow_provider_verify_key_async (http, ow_provider_catalog_lookup (provider), key, base_url, cancellable,
                                 on_verified_cb, &v);
   g_assert_false (v.done);
-  spin_until (&v.done);
+  ow_test_wait_flag (&v.done);
   g_assert_nonnull (v.result);
   return v.result;
 }

@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 
 #include "ow-json.h"
+#include "ow-test-utils.h"
 #include "server/ow-server-files.h"
 
 typedef struct {
@@ -28,7 +29,7 @@ write_file (const char *dir, const char *name, const char *text, gssize len)
 static void
 fixture_setup (Fixture *f, gconstpointer data)
 {
-  g_autofree char *base = g_dir_make_tmp ("ow-files-XXXXXX", NULL);
+  g_autofree char *base = ow_test_make_tmpdir ("ow-files");
   g_autofree char *real = realpath (base, NULL);
   g_autofree char *sub = NULL;
   g_autofree char *link = NULL;

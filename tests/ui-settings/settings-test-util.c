@@ -29,11 +29,22 @@ settings_home_init (SettingsHome *home, const char *config_toml)
   g_assert_no_error (error);
 }
 
+static gboolean
+only_home_holds (gpointer data)
+{
+  return G_OBJECT (data)->ref_count == 1;
+}
+
 void
 settings_home_clear (SettingsHome *home)
 {
-  g_clear_object (&home->ctx);
-  g_clear_object (&home->secrets);
+  /* The windows are gone by now. A read a page started in a worker
+   * thread (the home scan, the machines, the model list) may hold the
+   * context a moment longer; once those are done, the home's reference
+   * is the last, and the context and the secret store go with it. */
+  ow_test_wait_until (only_home_holds, home->ctx, "the settings pages' reads to let the context go");
+  g_assert_finalize_object (g_steal_pointer (&home->ctx));
+  g_assert_finalize_object (g_steal_pointer (&home->secrets));
   g_clear_pointer (&home->paths, ow_paths_free);
   g_clear_pointer (&home->dir, g_free);
 }
@@ -47,43 +58,6 @@ settings_home_config (SettingsHome *home)
   if (!g_file_get_contents (path, &text, NULL, NULL))
     return g_strdup ("");
   return text;
-}
-
-void
-spin_until (gboolean (*done) (gpointer data), gpointer data, const char *what)
-{
-  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-
-  while (!done (data))
-    {
-      g_main_context_iteration (NULL, FALSE);
-      if (!done (data))
-        g_usleep (2000);
-      if (g_get_monotonic_time () > deadline)
-        g_error ("timed out waiting for %s", what);
-    }
-}
-
-static gboolean
-on_timeout_cb (gpointer data)
-{
-  *(gboolean *) data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean
-flag_set (gpointer data)
-{
-  return *(gboolean *) data;
-}
-
-void
-spin_for (guint ms)
-{
-  gboolean done = FALSE;
-
-  g_timeout_add (ms, on_timeout_cb, &done);
-  spin_until (flag_set, &done, "a pause");
 }
 
 typedef struct {
@@ -108,7 +82,15 @@ wait_config_holds (SettingsHome *home, const char *needle)
   Holds h = { home, needle };
   g_autofree char *what = g_strdup_printf ("config.toml to hold %s", needle);
 
-  spin_until (config_holds, &h, what);
+  ow_test_wait_until (config_holds, &h, what);
+}
+
+void
+close_window (gpointer window)
+{
+  g_object_ref (window);
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_assert_finalize_object (window);
 }
 
 GtkWidget *
@@ -190,8 +172,8 @@ screenshot (GtkWidget *widget, const char *name)
 
   if (dir == NULL)
     return;
-  spin_until (has_size, window, "the window to be drawn");
-  spin_for (300);   /* let transitions and async fills settle */
+  ow_test_wait_until (has_size, window, "the window to be drawn");
+  ow_test_spin_for (300);   /* let transitions and async fills settle */
   width = gtk_widget_get_width (window);
   height = gtk_widget_get_height (window);
   paintable = gtk_widget_paintable_new (window);

@@ -2,15 +2,17 @@
  *
  * A temporary OpenWorker home under $HOME (so ui-session.py's search for
  * test secrets covers it) with its own OwContext and the machine's secret
- * store (the real keyring in ui-session.py), main-loop helpers, widget
- * lookups by name and by text, and screenshots: GTK's own snapshot of a
- * window rendered to a PNG in $OW_SCREENSHOT_DIR.
+ * store (the real keyring in ui-session.py), waiting on the config
+ * file, closing a window (asserted finalized), widget lookups by name and
+ * by text, and screenshots: GTK's own snapshot of a window rendered to a
+ * PNG in $OW_SCREENSHOT_DIR.
  */
 #pragma once
 
 #include <gtk/gtk.h>
 
 #include "core/ow-context.h"
+#include "ow-test-utils.h"
 
 G_BEGIN_DECLS
 
@@ -31,13 +33,13 @@ void        settings_home_clear  (SettingsHome *home);
 /* The config.toml as text now ("" when absent). */
 char       *settings_home_config (SettingsHome *home);
 
-/* Spins the main loop until @done (called with @data) says so; fails the
- * test with @what after 20 s. */
-void        spin_until           (gboolean (*done) (gpointer data), gpointer data, const char *what);
-void        spin_for             (guint ms);
 /* Spins until the config file holds @needle and no settings write is under
  * way (so the context has reloaded it). */
 void        wait_config_holds    (SettingsHome *home, const char *needle);
+
+/* Destroys @window and asserts it was finalized with that: nothing the
+ * test did left a reference or a cycle behind. */
+void        close_window         (gpointer window);
 
 /* The first widget under @root (itself included) named @name (its widget
  * name or its template id) / of @type

@@ -19,6 +19,7 @@
 #include "ow-json.h"
 #include "ow-model-server.h"
 #include "ow-notifier.h"
+#include "ow-test-utils.h"
 
 static const char server_xml[] =
   "<node><interface name='org.freedesktop.Notifications'>"
@@ -105,47 +106,13 @@ on_owned_cb (GDBusConnection *c, const char *name, gpointer user_data)
   *(gboolean *) user_data = TRUE;
 }
 
-static void
-spin_while (gboolean (*pending) (gpointer), gpointer data, const char *what)
-{
-  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-
-  /* Not a blocking iteration: with nothing to dispatch it would never
-   * reach the deadline, and a lost event would hang instead of failing. */
-  while (pending (data))
-    {
-      if (!g_main_context_iteration (NULL, FALSE))
-        g_usleep (1000);
-      if (g_get_monotonic_time () > deadline)
-        g_error ("timed out waiting for %s", what);
-    }
-}
-
 static gboolean
-flag_unset (gpointer data)
-{
-  return !*(gboolean *) data;
-}
-
-static gboolean
-fewer_shown (gpointer data)
-{
-  return srv.shown->len < GPOINTER_TO_UINT (data);
-}
-
-static gboolean
-fewer_closed (gpointer data)
-{
-  return srv.closed->len < GPOINTER_TO_UINT (data);
-}
-
-static gboolean
-not_seen (gpointer data)
+seen (gpointer data)
 {
   for (guint i = 0; i < srv.events->len; i++)
     if (g_str_equal (g_ptr_array_index (srv.events, i), data))
-      return FALSE;
-  return TRUE;
+      return TRUE;
+  return FALSE;
 }
 
 static void
@@ -180,8 +147,7 @@ settle_notifications (GtkApplication *app)
                                        "GetId", NULL, G_VARIANT_TYPE ("(s)"), G_DBUS_CALL_FLAGS_NONE, -1, NULL,
                                        &error);
   g_assert_no_error (error);
-  while (g_main_context_pending (NULL))
-    g_main_context_iteration (NULL, FALSE);
+  ow_test_drain ();
 }
 
 #define SCRIPT \
@@ -207,6 +173,7 @@ test_notifier (void)
   g_autoptr(OwModelServer) server = NULL;
   g_autoptr(JsonNode) script = NULL;
   g_autoptr(OwSession) session = NULL;
+  OwSession *weak_session;
   OwContextOptions options = { 0 };
   OwSessionSpec spec = { 0 };
   gboolean owned = FALSE;
@@ -230,11 +197,10 @@ test_notifier (void)
   g_assert_no_error (error);
   g_bus_own_name_on_connection (srv.bus, "org.freedesktop.Notifications", G_BUS_NAME_OWNER_FLAGS_NONE, on_owned_cb,
                                 NULL, &owned, NULL);
-  spin_while (flag_unset, &owned, "the notification server's name");
+  ow_test_wait_flag (&owned);
 
   /* The engine, on a temporary home, against the scripted model server. */
-  tmp = g_dir_make_tmp ("ow-notify-XXXXXX", &error);
-  g_assert_no_error (error);
+  tmp = ow_test_make_tmpdir ("ow-notify");
   ws = g_build_filename (tmp, "ws", NULL);
   g_assert_cmpint (g_mkdir (ws, 0700), ==, 0);
   script = json_from_string (SCRIPT, &error);
@@ -270,7 +236,7 @@ test_notifier (void)
   id = ow_session_get_id (session);
   g_assert_true (ow_session_host_send (host, id, "write a.txt", NULL, &error));
   g_assert_no_error (error);
-  spin_while (fewer_shown, GUINT_TO_POINTER (1), "the approval's notification");
+  OW_TEST_WAIT_UNTIL (srv.shown->len >= 1);
   shown = g_ptr_array_index (srv.shown, 0);
   g_assert_cmpstr (shown->summary, ==, "Approval needed");
   g_assert_nonnull (strstr (shown->body, "write_file"));
@@ -285,21 +251,20 @@ test_notifier (void)
                                  &error);
   g_assert_no_error (error);
   (void) action_key (shown, "Deny");
-  spin_while (not_seen, (gpointer) "turn_done", "the turn to finish");
+  ow_test_wait_until (seen, (gpointer) "turn_done", "the turn to finish");
   g_assert_true (g_file_test (a, G_FILE_TEST_EXISTS));
-  spin_while (fewer_closed, GUINT_TO_POINTER (1), "the notification to be withdrawn");
+  OW_TEST_WAIT_UNTIL (srv.closed->len >= 1);
   g_assert_cmpuint (g_array_index (srv.closed, guint32, 0), ==, shown->id);
   g_assert_cmpuint (ow_notifier_get_pending_count (notifier), ==, 0);
 
   /* A window on screen: the card is there, no notification. */
   window = gtk_application_window_new (app);
   gtk_window_present (GTK_WINDOW (window));
-  while (!gtk_widget_get_mapped (window))
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (gtk_widget_get_mapped (window));
   g_ptr_array_set_size (srv.events, 0);
   g_assert_true (ow_session_host_send (host, id, "write b.txt", NULL, &error));
   g_assert_no_error (error);
-  spin_while (not_seen, (gpointer) "permission_required", "the second ask");
+  ow_test_wait_until (seen, (gpointer) "permission_required", "the second ask");
   g_assert_cmpuint (ow_notifier_get_pending_count (notifier), ==, 1);
   g_assert_cmpuint (srv.shown->len, ==, 1);
   {
@@ -308,7 +273,7 @@ test_notifier (void)
     g_assert_true (ow_session_host_answer (host, id, "w2", answer, "desktop", &error));
     g_assert_no_error (error);
   }
-  spin_while (not_seen, (gpointer) "turn_done", "the second turn to finish");
+  ow_test_wait_until (seen, (gpointer) "turn_done", "the second turn to finish");
   b = g_build_filename (ws, "b.txt", NULL);
   g_assert_true (g_file_test (b, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (srv.shown->len, ==, 1);
@@ -320,7 +285,7 @@ test_notifier (void)
   g_ptr_array_set_size (srv.events, 0);
   g_assert_true (ow_session_host_send (host, id, "write c.txt", NULL, &error));
   g_assert_no_error (error);
-  spin_while (fewer_shown, GUINT_TO_POINTER (2), "the third ask's notification");
+  OW_TEST_WAIT_UNTIL (srv.shown->len >= 2);
   shown = g_ptr_array_index (srv.shown, 1);
   g_assert_cmpstr (shown->summary, ==, "Approval needed");
   settle_notifications (app);
@@ -331,18 +296,27 @@ test_notifier (void)
     g_assert_true (ow_session_host_answer (host, id, "w3", answer, "browser", &error));
     g_assert_no_error (error);
   }
-  spin_while (fewer_closed, GUINT_TO_POINTER (2), "the third notification to be withdrawn");
+  OW_TEST_WAIT_UNTIL (srv.closed->len >= 2);
   g_assert_cmpuint (g_array_index (srv.closed, guint32, 1), ==, shown->id);
-  spin_while (not_seen, (gpointer) "turn_done", "the third turn to finish");
+  ow_test_wait_until (seen, (gpointer) "turn_done", "the third turn to finish");
   c = g_build_filename (ws, "c.txt", NULL);
   g_assert_true (g_file_test (c, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (ow_notifier_get_pending_count (notifier), ==, 0);
 
+  /* What the test made goes with its last reference: no cycle holds any. */
+  g_object_ref (window);
   gtk_window_destroy (GTK_WINDOW (window));
-  g_clear_object (&notifier);
+  g_assert_finalize_object (window);
+  g_assert_finalize_object (g_steal_pointer (&notifier));
   g_assert_false (g_action_group_has_action (G_ACTION_GROUP (app), OW_NOTIFIER_ANSWER_ACTION));
+  /* The session belongs to the host, and goes with it. */
+  weak_session = session;
+  g_object_add_weak_pointer (G_OBJECT (session), (gpointer *) &weak_session);
   g_clear_object (&session);
-  g_clear_object (&host);
+  g_assert_finalize_object (g_steal_pointer (&host));
+  g_assert_null (weak_session);
+  g_assert_finalize_object (g_steal_pointer (&ctx));
+  g_assert_finalize_object (g_steal_pointer (&server));
   g_unsetenv ("OPENAI_BASE_URL");
   g_unsetenv ("OPENAI_API_KEY");
   g_clear_object (&srv.bus);

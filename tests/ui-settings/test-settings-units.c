@@ -24,6 +24,7 @@
 #include "ow-settings-models-page.h"
 #include "ow-settings-sandbox-page.h"
 #include "ow-sites-dialog.h"
+#include "ow-test-utils.h"
 #include "ow-tray.h"
 #include "sandbox/ow-sandbox-catalogue.h"
 
@@ -230,7 +231,7 @@ test_credential_table (void)
 static void
 test_config_file_set (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("ow-cfg-XXXXXX", NULL);
+  g_autofree char *dir = ow_test_make_tmpdir ("ow-cfg");
   g_autofree char *path = g_build_filename (dir, "config.toml", NULL);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonNode) mode = json_node_init_string (json_node_alloc (), "plan");
@@ -292,7 +293,7 @@ on_changed_cb (OwContext *ctx, gpointer user_data)
 static void
 test_context_reload (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("ow-ctx-XXXXXX", NULL);
+  g_autofree char *dir = ow_test_make_tmpdir ("ow-ctx");
   g_autoptr(OwPaths) paths = ow_paths_new_under (dir);
   OwContextOptions options = { .paths = paths };
   g_autoptr(GError) error = NULL;
@@ -354,7 +355,7 @@ test_autostart_quote (void)
 static void
 test_autostart_entry (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("ow-autostart-XXXXXX", NULL);
+  g_autofree char *dir = ow_test_make_tmpdir ("ow-autostart");
   g_autofree char *folder = g_build_filename (dir, "autostart", NULL);
   const char *argv[] = { "/opt/Open Worker/openworker-desktop", "--background", NULL };
   OwAutostartSpec spec = { "com.openworker.OpenWorker", "OpenWorker", argv, "com.openworker.OpenWorker" };

@@ -109,19 +109,34 @@ message_has (gpointer data)
 }
 
 static void
+say_message (gpointer data, gpointer unused)
+{
+  MessageWait *w = data;
+
+  g_test_message ("%s says “%s”", ow_provider_item_get_id (w->item), ow_provider_item_get_message (w->item));
+}
+
+static void
 wait_message (OwProviderItem *item, const char *needle)
 {
   MessageWait w = { item, needle };
-  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  g_autofree char *what = g_strdup_printf ("“%s” on %s", needle, ow_provider_item_get_id (item));
+  OwTestWait wait;
 
+  ow_test_wait_begin (&wait, NULL, what, G_STRLOC);
+  wait.report = say_message;
+  wait.report_data = &w;
   while (!message_has (&w))
-    {
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (2000);
-      if (g_get_monotonic_time () > deadline)
-        g_error ("timed out waiting for “%s” on %s; it says “%s”", needle, ow_provider_item_get_id (item),
-                 ow_provider_item_get_message (item));
-    }
+    ow_test_wait_step (&wait);
+  ow_test_wait_end (&wait);
+}
+
+static gboolean
+config_lacks_ssh (gpointer data)
+{
+  g_autofree char *now = settings_home_config (data);
+
+  return strstr (now, "name = \"ssh\"") == NULL;
 }
 
 static gboolean
@@ -198,7 +213,7 @@ test_models_keys (void)
   window = open_window (&home, NULL, "models");
   page = OW_SETTINGS_MODELS_PAGE (ow_settings_window_get_page_widget (window, "models"));
   list = ow_settings_models_page_get_providers (page);
-  spin_until (list_loaded, list, "the saved keys to be listed");
+  ow_test_wait_until (list_loaded, list, "the saved keys to be listed");
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (list)), ==, ow_provider_catalog_get ()->len);
 
   openai = ow_provider_list_lookup (list, "openai");
@@ -219,7 +234,7 @@ test_models_keys (void)
                   && ow_provider_item_get_busy (openai));   /* nothing typed: disabled */
   type_into (row, GTK_TYPE_PASSWORD_ENTRY, GOOD_KEY);
   g_assert_true (gtk_widget_activate_action (row, "row.save-key", NULL));
-  spin_until (item_saved, openai, "the key to be saved");
+  ow_test_wait_until (item_saved, openai, "the key to be saved");
   wait_message (openai, "Key saved.");
   stored = keyring_lookup ("openai");
   g_assert_cmpstr (stored, ==, GOOD_KEY);
@@ -285,12 +300,12 @@ test_models_keys (void)
   /* The models offered now: the configured providers' recommended ones. */
   /* The list is refilled once the provider's state is read back: wait for
    * it rather than for a fixed time (a loaded machine takes longer). */
-  spin_until (models_offer_sol, ow_settings_models_page_get_models (page), "the recommended model to be offered");
+  ow_test_wait_until (models_offer_sol, ow_settings_models_page_get_models (page), "the recommended model to be offered");
 
   /* Remove forgets the key in the keyring. */
   row = find_named (GTK_WIDGET (window), "openai", OW_TYPE_PROVIDER_ROW);
   g_assert_true (gtk_widget_activate_action (row, "row.remove-key", NULL));
-  spin_until (item_not_saved, openai, "the key to be removed");
+  ow_test_wait_until (item_not_saved, openai, "the key to be removed");
   wait_message (openai, "Key removed.");
   g_assert_null (keyring_lookup ("openai"));
   g_assert_cmpint (ow_provider_item_get_key_state (openai), ==, OW_KEY_STATE_NONE);
@@ -299,11 +314,13 @@ test_models_keys (void)
    * look for that is still in the keyring. */
   type_into (row, GTK_TYPE_PASSWORD_ENTRY, GOOD_KEY);
   g_assert_true (gtk_widget_activate_action (row, "row.save-key", NULL));
-  spin_until (item_saved, openai, "the key to be saved again");
+  ow_test_wait_until (item_saved, openai, "the key to be saved again");
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   g_unsetenv ("ANTHROPIC_API_KEY");
   settings_home_clear (&home);
+  g_assert_finalize_object (g_steal_pointer (&server));
+  g_assert_finalize_object (g_steal_pointer (&local));
 }
 
 static gboolean
@@ -339,7 +356,7 @@ test_model_settings (void)
   dialog = find_toplevel (OW_TYPE_MODEL_SETTINGS_DIALOG, NULL);
   g_assert_nonnull (dialog);
   g_assert_cmpstr (ow_model_settings_dialog_get_model_id (OW_MODEL_SETTINGS_DIALOG (dialog)), ==, "ollama:qwen3:8b");
-  spin_for (300);   /* the saved settings (none) are read */
+  ow_test_spin_for (300);   /* the saved settings (none) are read */
   gtk_spin_button_set_value (GTK_SPIN_BUTTON (find_named (dialog, "context_spin", G_TYPE_INVALID)), 65536);
   gtk_spin_button_set_value (GTK_SPIN_BUTTON (find_named (dialog, "max_output_spin", G_TYPE_INVALID)), 16000);
   gtk_drop_down_set_selected (GTK_DROP_DOWN (find_named (dialog, "thinking_drop", G_TYPE_INVALID)), 1);
@@ -352,7 +369,7 @@ test_model_settings (void)
   screenshot (dialog, "settings-model-dialog");
   g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
   g_assert_true (gtk_widget_activate_action (dialog, "dialog.save", NULL));
-  spin_until (window_gone, &dialog, "the dialog to save and close");
+  ow_test_wait_until (window_gone, &dialog, "the dialog to save and close");
 
   {
     g_autoptr(OwModelConfig) config = ow_model_config_load (path, &error);
@@ -377,7 +394,7 @@ test_model_settings (void)
     GListModel *models = ow_settings_models_page_get_models (page);
     g_autoptr(GtkStringObject) first = NULL;
 
-    spin_for (300);
+    ow_test_spin_for (300);
     g_assert_cmpuint (g_list_model_get_n_items (models), >=, 1);
     first = g_list_model_get_item (models, 0);
     g_assert_cmpstr (gtk_string_object_get_string (first), ==, "ollama:qwen3:8b");
@@ -387,13 +404,13 @@ test_model_settings (void)
 
   /* Opened again, the dialog shows what was saved; Reset forgets it. */
   dialog = GTK_WIDGET (ow_settings_models_page_open_settings (page, "ollama:qwen3:8b"));
-  spin_for (300);
+  ow_test_spin_for (300);
   g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (find_named (dialog, "context_spin", G_TYPE_INVALID))),
                      ==, 65536);
   g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (find_named (dialog, "default_check", G_TYPE_INVALID))));
   g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
   g_assert_true (gtk_widget_activate_action (dialog, "dialog.reset", NULL));
-  spin_until (window_gone, &dialog, "the dialog to reset and close");
+  ow_test_wait_until (window_gone, &dialog, "the dialog to reset and close");
   {
     g_autoptr(OwModelConfig) config = ow_model_config_load (path, &error);
     g_auto(OwModelSettings) s = { 0 };
@@ -405,9 +422,9 @@ test_model_settings (void)
   dialog = GTK_WIDGET (ow_settings_models_page_open_settings (page, "llamacpp:my-model"));
   g_assert_false (gtk_widget_get_sensitive (find_named (dialog, "context_spin", G_TYPE_INVALID)));
   g_assert_true (gtk_widget_get_visible (find_named (dialog, "context_note", G_TYPE_INVALID)));
-  gtk_window_destroy (GTK_WINDOW (dialog));
+  close_window (dialog);
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
 }
 
@@ -478,7 +495,7 @@ test_approvals (void)
   g_assert_true (gtk_widget_activate_action (page, "approvals.revoke", "x", id));
   {
     Named n = { page, name };
-    spin_until (named_gone, &n, "the revoked rule to leave the list");
+    ow_test_wait_until (named_gone, &n, "the revoked rule to leave the list");
   }
   {
     g_autoptr(GPtrArray) rules = ow_standing_rules_list (ow_context_get_store (home.ctx), &error);
@@ -508,7 +525,7 @@ test_approvals (void)
   wait_config_holds (&home, "approval_mode = \"plan\"");
   g_assert_cmpstr (ow_config_get_string (ow_context_get_config (home.ctx), "approval_mode"), ==, "plan");
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
 }
 
@@ -564,7 +581,7 @@ test_sandbox (void)
   page = OW_SETTINGS_SANDBOX_PAGE (ow_settings_window_get_page_widget (window, "sandbox"));
   w.page = page;
   w.want = g_strv_length (providers);
-  spin_until (statuses_in, &w, "the status checks");
+  ow_test_wait_until (statuses_in, &w, "the status checks");
 
   /* Off: the types show only once the switch is on. */
   g_assert_false (gtk_widget_get_visible (find_named (GTK_WIDGET (page), "options_box", G_TYPE_INVALID)));
@@ -598,7 +615,7 @@ test_sandbox (void)
       g_assert_nonnull (find_label (openshell, "Not ready"));
       g_assert_nonnull (find_label (openshell, "✗  "));
       /* Not ready: nothing to set up, and the button says so. */
-      spin_for (100);
+      ow_test_spin_for (100);
       setup = gtk_widget_get_ancestor (GTK_WIDGET (find_label (openshell, "Set Up")), GTK_TYPE_BUTTON);
       g_assert_nonnull (setup);
       g_assert_false (gtk_widget_get_sensitive (setup));
@@ -607,7 +624,7 @@ test_sandbox (void)
 
   /* Set up: the wall is proved on a throwaway folder, then chosen. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "sandbox.setup", "s", "linux"));
-  spin_until (page_idle, page, "the sandbox setup");
+  ow_test_wait_until (page_idle, page, "the sandbox setup");
   /* Said in words, not as the enforcement string. */
   g_assert_nonnull (find_label (GTK_WIDGET (page), "works on this computer: a separate view of the files"));
   g_assert_null (find_label (GTK_WIDGET (page), "landlock(abi"));
@@ -638,11 +655,11 @@ test_sandbox (void)
   screenshot (dialog, "settings-sandbox-sites");
   g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
   g_assert_true (gtk_widget_activate_action (dialog, "sites.save", NULL));
-  spin_until (window_gone, &dialog, "the sites dialog to close");
+  ow_test_wait_until (window_gone, &dialog, "the sites dialog to close");
   wait_config_holds (&home, "\"example.org:8443\"");
   {
     g_auto(GStrv) hosts = NULL;
-    spin_for (100);
+    ow_test_spin_for (100);
     hosts = ow_config_get_strv (ow_context_get_config (home.ctx), "sandbox_network_hosts");
     g_assert_true (g_strv_contains ((const char *const *) hosts, "github.com:443"));
     g_assert_true (g_strv_contains ((const char *const *) hosts, "files.pythonhosted.org:443"));
@@ -687,18 +704,9 @@ test_sandbox (void)
   ow_credential_dialog_set_path (OW_CREDENTIAL_DIALOG (dialog), "/etc/hostname");
   set_text (dialog, "hosts_entry", "upload.pypi.org:443");
   g_assert_true (gtk_widget_activate_action (dialog, "credential.add", NULL));
-  {
-    Named n = { dialog, "error_label" };
-    gboolean shown = FALSE;
-    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-    while (!shown && g_get_monotonic_time () < deadline)
-      {
-        g_main_context_iteration (NULL, FALSE);
-        shown = gtk_widget_get_visible (find_named (n.root, n.name, G_TYPE_INVALID));
-      }
-    g_assert_true (shown);   /* outside the home folder: refused */
-    g_assert_nonnull (find_label (dialog, "under the home folder"));
-  }
+  /* Outside the home folder: refused. */
+  OW_TEST_WAIT_UNTIL (gtk_widget_get_visible (find_named (dialog, "error_label", G_TYPE_INVALID)));
+  g_assert_nonnull (find_label (dialog, "under the home folder"));
   {
     g_autofree char *pypirc = g_build_filename (g_get_home_dir (), ".pypirc", NULL);
     ow_credential_dialog_set_path (OW_CREDENTIAL_DIALOG (dialog), pypirc);
@@ -706,33 +714,26 @@ test_sandbox (void)
   g_assert_nonnull (find_label (dialog, "~/.pypirc"));
   g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
   g_assert_true (gtk_widget_activate_action (dialog, "credential.add", NULL));
-  spin_until (window_gone, &dialog, "the credential dialog to add and close");
+  ow_test_wait_until (window_gone, &dialog, "the credential dialog to add and close");
   wait_config_holds (&home, "path = \"~/.pypirc\"");
   wait_config_holds (&home, "\"upload.pypi.org:443\"");
 
   /* Remove the SSH entry: the custom one remains. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (page), "sandbox.remove-credential", "u", 0));
   {
-    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-    while (TRUE)
-      {
-        g_autofree char *now = settings_home_config (&home);
-        if (strstr (now, "name = \"ssh\"") == NULL)
-          {
-            g_assert_nonnull (strstr (now, "name = \"pypirc\""));
-            break;
-          }
-        g_main_context_iteration (NULL, FALSE);
-        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      }
+    g_autofree char *now = NULL;
+
+    ow_test_wait_until (config_lacks_ssh, &home, "the SSH entry to leave config.toml");
+    now = settings_home_config (&home);
+    g_assert_nonnull (strstr (now, "name = \"pypirc\""));
   }
 
   /* Switched off: tools run directly again. */
-  spin_until (page_idle, page, "the writes");
+  ow_test_wait_until (page_idle, page, "the writes");
   gtk_switch_set_active (GTK_SWITCH (find_named (GTK_WIDGET (page), "sandbox_switch", G_TYPE_INVALID)), FALSE);
   wait_config_holds (&home, "sandbox_provider = \"direct\"");
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
 }
 
@@ -763,41 +764,22 @@ test_general (void)
   g_assert_true (ow_settings_get_run_in_background (home.ctx));
 
   gtk_switch_set_active (GTK_SWITCH (find_named (page, "login_switch", G_TYPE_INVALID)), TRUE);
-  {
-    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-    while (!g_file_test (entry, G_FILE_TEST_EXISTS))
-      {
-        g_main_context_iteration (NULL, FALSE);
-        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      }
-  }
+  OW_TEST_WAIT_UNTIL (g_file_test (entry, G_FILE_TEST_EXISTS));
   g_assert_true (ow_autostart_is_enabled (autostart));
   screenshot (page, "settings-general");
   gtk_switch_set_active (GTK_SWITCH (find_named (page, "login_switch", G_TYPE_INVALID)), FALSE);
-  {
-    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-    while (g_file_test (entry, G_FILE_TEST_EXISTS))
-      {
-        g_main_context_iteration (NULL, FALSE);
-        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      }
-  }
+  OW_TEST_WAIT_UNTIL (!g_file_test (entry, G_FILE_TEST_EXISTS));
 
   g_assert_true (gtk_widget_activate_action (page, "general.default-scratch", NULL));
   {
     g_autofree char *want = g_strdup (home.paths->scratch_dir);
     g_autofree char *shown = ow_settings_display_path (want);
-    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
 
-    while (find_label (page, shown) == NULL)
-      {
-        g_main_context_iteration (NULL, FALSE);
-        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      }
+    OW_TEST_WAIT_UNTIL (find_label (page, shown) != NULL);
     g_assert_null (ow_config_get_string (ow_context_get_config (home.ctx), "scratch_dir"));
   }
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
 }
 
@@ -820,11 +802,11 @@ test_machines (void)
   g_assert_nonnull (find_label (find_named (page, "name", GTK_TYPE_LIST_BOX_ROW), g_get_host_name ()));
   g_assert_nonnull (find_label (find_named (page, "version", GTK_TYPE_LIST_BOX_ROW), OW_VERSION));
   g_assert_nonnull (find_label (find_named (page, "folders", GTK_TYPE_LIST_BOX_ROW), home.paths->config_dir));
-  spin_until (keys_fact_known, page, "the key store to be named");
+  ow_test_wait_until (keys_fact_known, page, "the key store to be named");
   g_assert_nonnull (find_label (find_named (page, "keys", GTK_TYPE_LIST_BOX_ROW), "Secret Service"));
   g_assert_nonnull (find_label (find_named (page, "identity", GTK_TYPE_LIST_BOX_ROW), "Not made yet"));
   screenshot (page, "settings-machines");
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
 }
 
@@ -850,7 +832,7 @@ test_window_pages (void)
   /* Every page is in the sidebar, by its title. */
   g_assert_nonnull (find_label (GTK_WIDGET (window), "Models & Keys"));
   g_assert_nonnull (find_label (GTK_WIDGET (window), "Machines"));
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
 }
 
@@ -936,7 +918,7 @@ start_portal (void)
   static int owned;
 
   g_thread_unref (g_thread_new ("test-portal", portal_thread, &owned));
-  spin_until (is_set, &owned, "the test's portal to own its name");
+  ow_test_wait_until (is_set, &owned, "the test's portal to own its name");
 }
 
 static gboolean
@@ -971,7 +953,7 @@ test_appearance (void)
   choice = GTK_DROP_DOWN (find_named (page, "appearance_dropdown", GTK_TYPE_DROP_DOWN));
   g_assert_nonnull (choice);
   g_assert_cmpuint (gtk_drop_down_get_selected (choice), ==, OW_APPEARANCE_SYSTEM);
-  spin_until (dark_is, GINT_TO_POINTER (TRUE), "the portal's dark preference");
+  ow_test_wait_until (dark_is, GINT_TO_POINTER (TRUE), "the portal's dark preference");
   screenshot (page, "settings-general-dark");
   ow_settings_window_set_page (window, "models");
   screenshot (GTK_WIDGET (window), "settings-models-dark");
@@ -979,7 +961,7 @@ test_appearance (void)
 
   /* The desktop switches to light: followed at once. */
   portal_switches_to (2);
-  spin_until (dark_is, GINT_TO_POINTER (FALSE), "the portal's light preference");
+  ow_test_wait_until (dark_is, GINT_TO_POINTER (FALSE), "the portal's light preference");
   screenshot (page, "settings-general-light");
 
   /* Dark chosen: dark whatever the desktop prefers, and kept. */
@@ -989,17 +971,17 @@ test_appearance (void)
   /* Light chosen while the desktop prefers dark: light. */
   portal_switches_to (1);
   gtk_drop_down_set_selected (choice, OW_APPEARANCE_LIGHT);
-  spin_for (200);
+  ow_test_spin_for (200);
   g_assert_true (dark_is (GINT_TO_POINTER (FALSE)));
   wait_config_holds (&home, "color_scheme = \"light\"");
   /* Back to System: the desktop's dark again. */
   gtk_drop_down_set_selected (choice, OW_APPEARANCE_SYSTEM);
-  spin_until (dark_is, GINT_TO_POINTER (TRUE), "the desktop's preference once System is chosen");
+  ow_test_wait_until (dark_is, GINT_TO_POINTER (TRUE), "the desktop's preference once System is chosen");
   wait_config_holds (&home, "color_scheme = \"system\"");
   portal_switches_to (2);
-  spin_until (dark_is, GINT_TO_POINTER (FALSE), "the portal's light preference");
+  ow_test_wait_until (dark_is, GINT_TO_POINTER (FALSE), "the portal's light preference");
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
 }
 
@@ -1045,7 +1027,7 @@ test_german (void)
   g_assert_nonnull (find_label (page, "Noch keine dauerhaften Regeln."));
   screenshot (ow_settings_window_get_page_widget (window, "general"), "settings-general-de");
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  close_window (window);
   settings_home_clear (&home);
   g_setenv ("LANGUAGE", "C", TRUE);
   setlocale (LC_MESSAGES, "");

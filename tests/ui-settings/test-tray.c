@@ -8,6 +8,7 @@
  */
 #include <gio/gio.h>
 
+#include "ow-test-utils.h"
 #include "ow-tray.h"
 
 #define ICON "com.openworker.OpenWorker"
@@ -39,33 +40,6 @@ typedef struct {
 } Panel;
 
 static Panel panel;
-
-static void
-spin_until (gboolean *flag)
-{
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-
-  while (!*flag)
-    {
-      g_main_context_iteration (NULL, TRUE);
-      if (g_get_monotonic_time () > deadline)
-        g_error ("timed out");
-    }
-}
-
-/* Spins until @n reaches @want. */
-static void
-spin_count (guint *n, guint want)
-{
-  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-
-  while (*n < want)
-    {
-      g_main_context_iteration (NULL, TRUE);
-      if (g_get_monotonic_time () > deadline)
-        g_error ("timed out waiting for %u (at %u)", want, *n);
-    }
-}
 
 static void
 watcher_method (GDBusConnection *c, const char *sender, const char *path, const char *iface, const char *method,
@@ -118,7 +92,7 @@ start_watcher (void)
   g_assert_no_error (error);
   panel.own_id = g_bus_own_name_on_connection (panel.bus, "org.kde.StatusNotifierWatcher",
                                                G_BUS_NAME_OWNER_FLAGS_NONE, on_watcher_acquired_cb, NULL, NULL, NULL);
-  spin_until (&panel.owned);
+  ow_test_wait_flag (&panel.owned);
 }
 
 static void
@@ -170,7 +144,7 @@ call (OwTray *tray, const char *path, const char *iface, const char *method, GVa
   g_dbus_connection_call (panel.bus, ow_tray_get_bus_name (tray), path, iface, method, params,
                           reply_type != NULL ? G_VARIANT_TYPE (reply_type) : NULL, G_DBUS_CALL_FLAGS_NONE, 5000, NULL,
                           on_reply_cb, &r);
-  spin_until (&r.done);
+  ow_test_wait_flag (&r.done);
   if (r.error != NULL)
     g_propagate_error (error, r.error);
   return r.reply;
@@ -268,6 +242,7 @@ click (OwTray *tray, int id)
                                     g_variant_new ("(isvu)", id, "clicked", g_variant_new_int32 (0), 0), "()", &error);
 
   g_assert_no_error (error);
+  g_assert_nonnull (reply);
 }
 
 static void
@@ -286,6 +261,14 @@ static void
 on_name_owned_cb (GObject *tray, GParamSpec *pspec, gpointer user_data)
 {
   *(gboolean *) user_data = ow_tray_get_name_owned (OW_TRAY (tray));
+}
+
+static gboolean
+action_is_on (GSimpleAction *action)
+{
+  g_autoptr(GVariant) state = g_action_get_state (G_ACTION (action));
+
+  return g_variant_get_boolean (state);
 }
 
 static gboolean
@@ -345,7 +328,7 @@ test_tray_item (void)
   bus_name = g_strdup (ow_tray_get_bus_name (tray));
   g_assert_true (g_str_has_prefix (bus_name, "org.kde.StatusNotifierItem-"));
   g_signal_connect (tray, "notify::name-owned", G_CALLBACK (on_name_owned_cb), &owned);
-  spin_until (&owned);
+  ow_test_wait_flag (&owned);
   g_assert_true (name_has_owner (bus_name));
   g_assert_false (ow_tray_get_registered (tray));
   g_assert_cmpuint (panel.registered->len, ==, 0);
@@ -355,10 +338,9 @@ test_tray_item (void)
 
   /* A panel appears: the item registers with it, by its name. */
   start_watcher ();
-  spin_count (&panel.registered->len, 1);
+  OW_TEST_WAIT_UNTIL (panel.registered->len >= 1);
   g_assert_cmpstr (g_ptr_array_index (panel.registered, 0), ==, bus_name);
-  while (!ow_tray_get_registered (tray))
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (ow_tray_get_registered (tray));
 
   /* The item's properties. */
   all = item_props (tray);
@@ -430,10 +412,10 @@ test_tray_item (void)
 
   /* Asks waiting: attention, a new status and the count in the menu. */
   ow_tray_set_inbox_count (tray, 3);
-  spin_count (&panel.new_status, 1);
+  OW_TEST_WAIT_UNTIL (panel.new_status >= 1);
   g_assert_cmpstr (panel.last_status, ==, "NeedsAttention");
-  spin_count (&panel.layout_updated, 1);
-  spin_count (&panel.props_updated, 1);
+  OW_TEST_WAIT_UNTIL (panel.layout_updated >= 1);
+  OW_TEST_WAIT_UNTIL (panel.props_updated >= 1);
   root = layout (tray, &rev2);
   g_assert_cmpuint (rev2, >, rev1);
   {
@@ -461,19 +443,13 @@ test_tray_item (void)
 
   /* Clicks run the application's actions. */
   click (tray, 2);
-  spin_count (&panel.inbox, 1);
+  OW_TEST_WAIT_UNTIL (panel.inbox >= 1);
   click (tray, 3);
-  spin_count (&panel.new_session, 1);
+  OW_TEST_WAIT_UNTIL (panel.new_session >= 1);
   click (tray, 1);
-  spin_count (&panel.activated, 1);
+  OW_TEST_WAIT_UNTIL (panel.activated >= 1);
   click (tray, 5);
-  while (TRUE)
-    {
-      g_autoptr(GVariant) state = g_action_get_state (G_ACTION (pause));
-      if (g_variant_get_boolean (state))
-        break;
-      g_main_context_iteration (NULL, TRUE);
-    }
+  OW_TEST_WAIT_UNTIL (action_is_on (pause));
   {
     const int ids[] = { 5 };
     const char *names[] = { "toggle-state", NULL };
@@ -497,7 +473,7 @@ test_tray_item (void)
     g_assert_false (g_variant_lookup (props, "label", "s", NULL));   /* only what was asked */
   }
   click (tray, 7);
-  spin_count (&panel.quit, 1);
+  OW_TEST_WAIT_UNTIL (panel.quit >= 1);
   {
     g_autoptr(GVariant) reply = call (tray, "/MenuBar", "com.canonical.dbusmenu", "Event",
                                       g_variant_new ("(isvu)", 99, "clicked", g_variant_new_int32 (0), 0), "()", &error);
@@ -509,13 +485,14 @@ test_tray_item (void)
     g_autoptr(GVariant) reply = call (tray, "/MenuBar", "com.canonical.dbusmenu", "AboutToShow",
                                       g_variant_new ("(i)", 0), "(b)", &error);
     g_assert_no_error (error);
+    g_assert_nonnull (reply);
   }
 
   /* An action the application drops is shown disabled. */
   {
     guint before = panel.layout_updated;
     g_action_map_remove_action (G_ACTION_MAP (app), "quit");
-    spin_count (&panel.layout_updated, before + 1);
+    OW_TEST_WAIT_UNTIL (panel.layout_updated >= before + 1);
     root = layout (tray, &rev1);
     g_assert_false (enabled_of (root, 7));
     g_assert_true (enabled_of (root, 1));
@@ -524,22 +501,15 @@ test_tray_item (void)
 
   /* The panel restarts: the item registers again. */
   stop_watcher ();
-  while (ow_tray_get_registered (tray))
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (!ow_tray_get_registered (tray));
   start_watcher ();
-  spin_count (&panel.registered->len, 2);
+  OW_TEST_WAIT_UNTIL (panel.registered->len >= 2);
   g_assert_cmpstr (g_ptr_array_index (panel.registered, 1), ==, bus_name);
 
-  /* Gone with the object: the name is let go. */
-  g_clear_object (&tray);
-  {
-    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-    while (name_has_owner (bus_name))
-      {
-        g_main_context_iteration (NULL, FALSE);
-        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
-      }
-  }
+  /* Gone with the object (no reference or cycle keeps it): the name is
+   * let go. */
+  g_assert_finalize_object (g_steal_pointer (&tray));
+  OW_TEST_WAIT_UNTIL (!name_has_owner (bus_name));
   stop_watcher ();
   g_dbus_connection_signal_unsubscribe (panel.bus, sub);
   g_clear_object (&panel.bus);

@@ -20,6 +20,7 @@
 #include "ow-json.h"
 #include "ow-model-server.h"
 #include "ow-question-card.h"
+#include "ow-test-utils.h"
 #include "ow-window.h"
 #include "policy/ow-inbox.h"
 #include "policy/ow-rules.h"
@@ -39,48 +40,32 @@ typedef struct {
 
 typedef gboolean (*Cond) (Fixture *f, gconstpointer data);
 
-static gboolean
-on_tick_cb (gpointer data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
+/* Says what the sessions did meanwhile: the last events tell why a wait
+ * failed. */
 static void
-wait_until (Fixture *f, Cond cond, gconstpointer data, guint timeout_ms, const char *what)
+report_events (gpointer data, gpointer unused)
 {
-  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-  guint tick = g_timeout_add (10, on_tick_cb, NULL);
+  Fixture *f = data;
 
-  while (!cond (f, data))
+  for (guint i = f->events->len > 12 ? f->events->len - 12 : 0; i < f->events->len; i++)
     {
-      if (g_get_monotonic_time () > deadline)
-        {
-          /* Say what the sessions did meanwhile: the last events tell why. */
-          for (guint i = f->events->len > 12 ? f->events->len - 12 : 0; i < f->events->len; i++)
-            {
-              OwEvent *e = g_ptr_array_index (f->events, i);
-              g_autofree char *json = ow_json_object_to_string (e->data);
-              g_test_message ("event %u: %s %.300s", i, e->type, json != NULL ? json : "");
-            }
-          g_error ("timed out after %u ms waiting for %s", timeout_ms, what);
-        }
-      g_main_context_iteration (NULL, TRUE);
+      OwEvent *e = g_ptr_array_index (f->events, i);
+      g_autofree char *json = ow_json_object_to_string (e->data);
+      g_test_message ("event %u: %s %.300s", i, e->type, json != NULL ? json : "");
     }
-  g_source_remove (tick);
-}
-
-static gboolean
-cond_elapsed (Fixture *f, gconstpointer data)
-{
-  return g_get_monotonic_time () >= *(const gint64 *) data;
 }
 
 static void
-spin (Fixture *f, guint ms)
+wait_until (Fixture *f, Cond cond, gconstpointer data, const char *what)
 {
-  gint64 until = g_get_monotonic_time () + (gint64) ms * 1000;
+  OwTestWait wait;
 
-  wait_until (f, cond_elapsed, &until, ms + 1000, "time to pass");
+  ow_test_wait_begin (&wait, NULL, what, G_STRLOC);
+  wait.report = report_events;
+  wait.report_data = f;
+  while (!cond (f, data))
+    ow_test_wait_step (&wait);
+  ow_test_wait_end (&wait);
 }
 
 static OwSessionView *
@@ -104,7 +89,7 @@ cond_settled (Fixture *f, gconstpointer data)
 static void
 wait_settled (Fixture *f)
 {
-  wait_until (f, cond_settled, NULL, 20000, "the transcript page to settle");
+  wait_until (f, cond_settled, NULL, "the transcript page to settle");
 }
 
 static int
@@ -127,7 +112,7 @@ wait_event (Fixture *f, const char *type)
 {
   g_autofree char *what = g_strdup_printf ("a %s event", type);
 
-  wait_until (f, cond_event, type, 20000, what);
+  wait_until (f, cond_event, type, what);
 }
 
 static guint
@@ -160,7 +145,7 @@ wait_event_n (Fixture *f, const char *type, guint n)
   Nth nth = { type, n };
   g_autofree char *what = g_strdup_printf ("%u %s event(s)", n, type);
 
-  wait_until (f, cond_event_n, &nth, 20000, what);
+  wait_until (f, cond_event_n, &nth, what);
 }
 
 static gboolean
@@ -172,7 +157,7 @@ cond_turns_done (Fixture *f, gconstpointer n)
 static void
 wait_turns_done (Fixture *f, guint n)
 {
-  wait_until (f, cond_turns_done, GUINT_TO_POINTER (n), 20000, "the turn to finish");
+  wait_until (f, cond_turns_done, GUINT_TO_POINTER (n), "the turn to finish");
   wait_settled (f);
 }
 
@@ -209,7 +194,7 @@ page_eval (Fixture *f, const char *script)
   g_autofree char *body = g_strconcat ("return (", script, ");", NULL);
 
   ow_transcript_view_run_script_async (transcript_of (f), body, NULL, on_js_cb, &js);
-  wait_until (f, cond_js, &js, 10000, "the page's script");
+  wait_until (f, cond_js, &js, "the page's script");
   return js.result;
 }
 
@@ -241,6 +226,17 @@ page_text_expanded (Fixture *f)
 
 /* ---- Screenshots ---------------------------------------------------------------- */
 
+/* What @paintable shows at @w x @h, or NULL while the widget has no
+ * drawing: between a redraw being queued and the next frame. */
+static GskRenderNode *
+paint (GdkPaintable *paintable, int w, int h)
+{
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
+  return gtk_snapshot_free_to_node (snapshot);
+}
+
 static void
 screenshot (Fixture *f, GtkWidget *widget, const char *name)
 {
@@ -248,12 +244,12 @@ screenshot (Fixture *f, GtkWidget *widget, const char *name)
   g_autofree char *path = NULL;
   g_autoptr(GdkPaintable) paintable = NULL;
   g_autoptr(GdkTexture) texture = NULL;
-  GtkSnapshot *snapshot;
   GskRenderNode *node;
+  OwTestWait wait;
   int w, h;
 
   /* Let layout, WebKit's rendering and animations finish. */
-  spin (f, 600);
+  ow_test_spin_for (600);
   if (dir == NULL)
     return;
   g_mkdir_with_parents (dir, 0755);
@@ -261,11 +257,14 @@ screenshot (Fixture *f, GtkWidget *widget, const char *name)
   w = gtk_widget_get_width (widget);
   h = gtk_widget_get_height (widget);
   g_assert_cmpint (w, >, 0);
+  /* The paintable shows the widget as last drawn; something still moving
+   * (a spinner, the web view) leaves it without a drawing until the next
+   * frame, so wait for that rather than guess a time. */
   paintable = gtk_widget_paintable_new (widget);
-  snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
-  node = gtk_snapshot_free_to_node (snapshot);
-  g_assert_nonnull (node);
+  ow_test_wait_begin (&wait, NULL, "the widget to be drawn", G_STRLOC);
+  while ((node = paint (paintable, w, h)) == NULL)
+    ow_test_wait_step (&wait);
+  ow_test_wait_end (&wait);
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
                                          &GRAPHENE_RECT_INIT (0, 0, w, h));
   gsk_render_node_unref (node);
@@ -291,7 +290,8 @@ serve (Fixture *f, const char *script)
   g_autofree char *url = NULL, *base = NULL;
 
   g_assert_no_error (error);
-  g_clear_object (&f->server);
+  if (f->server != NULL)
+    g_assert_finalize_object (g_steal_pointer (&f->server));
   f->server = ow_model_server_new (node, &error);
   g_assert_no_error (error);
   url = ow_model_server_get_url (f->server);
@@ -324,10 +324,11 @@ start_app (Fixture *f)
   /* The loopback API runs in-process, with a token that is nowhere on disk. */
   g_assert_nonnull (ow_application_get_server (f->app));
   g_application_activate (G_APPLICATION (f->app));
-  f->window = OW_WINDOW (ow_application_get_main_window (f->app));
+  /* A reference of the test's own, so the end can check the window goes. */
+  f->window = g_object_ref (OW_WINDOW (ow_application_get_main_window (f->app)));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (f->window)));
   g_signal_connect (ow_application_get_host (f->app), "session-event", G_CALLBACK (on_event_cb), f);
-  wait_until (f, cond_models_known, NULL, 20000, "the window to be ready");
+  wait_until (f, cond_models_known, NULL, "the window to be ready");
 }
 
 static gboolean warned_unregister;
@@ -336,6 +337,7 @@ static void
 stop_app (Fixture *f)
 {
   GList *windows;
+  OwSessionHost *host;
 
   if (f->app == NULL)
     return;
@@ -347,32 +349,33 @@ stop_app (Fixture *f)
       gtk_window_destroy (l->data);
     }
   g_list_free (windows);
-  spin (f, 50);
-  g_signal_handlers_disconnect_by_data (ow_application_get_host (f->app), f);
+  ow_test_spin_for (50);
+  /* Destroyed, the window goes with everything in it: nothing the test
+   * did left a reference or a cycle behind. */
+  g_assert_finalize_object (g_steal_pointer (&f->window));
+  host = g_object_ref (ow_application_get_host (f->app));
+  g_signal_handlers_disconnect_by_data (host, f);
   ow_application_close (f->app);
-  spin (f, 50);
+  ow_test_spin_for (50);
   /* Nothing else holds the application: it goes now, and its bus path
    * is free for the next test's. */
-  g_assert_cmpuint (G_OBJECT (f->app)->ref_count, ==, 1);
   /* GLib has no public way for an application to leave the bus other
    * than the end of g_application_run(), so the first application dropped
    * in this process says so, once; its object path goes all the same. */
   if (!warned_unregister)
     g_test_expect_message ("GLib-GIO", G_LOG_LEVEL_WARNING, "Your application did not unregister from D-Bus*");
-  g_clear_object (&f->app);
+  g_assert_finalize_object (g_steal_pointer (&f->app));
   if (!warned_unregister)
     g_test_assert_expected_messages ();
   warned_unregister = TRUE;
-  f->window = NULL;
+  /* The engine went with it: its session host, and the sessions in it. */
+  g_assert_finalize_object (host);
 }
 
 static void
 setup (Fixture *f, gconstpointer data)
 {
-  g_autoptr(GError) error = NULL;
-
-  f->tmp = g_dir_make_tmp ("ow-ui-XXXXXX", &error);
-  g_assert_no_error (error);
+  f->tmp = ow_test_make_tmpdir ("ow-ui");
   f->ws = g_build_filename (f->tmp, "project", NULL);
   g_mkdir (f->ws, 0700);
   f->paths = ow_paths_new_under (f->tmp);
@@ -391,8 +394,9 @@ static void
 teardown (Fixture *f, gconstpointer data)
 {
   stop_app (f);
-  g_clear_object (&f->server);
-  g_clear_object (&f->secrets);
+  if (f->server != NULL)
+    g_assert_finalize_object (g_steal_pointer (&f->server));
+  g_assert_finalize_object (g_steal_pointer (&f->secrets));
   g_ptr_array_unref (f->events);
   ow_paths_free (f->paths);
   ow_remove_tree (f->tmp, NULL);
@@ -428,7 +432,7 @@ wait_cards (Fixture *f, guint n)
 {
   g_autofree char *what = g_strdup_printf ("%u card(s) above the composer", n);
 
-  wait_until (f, cond_cards, GUINT_TO_POINTER (n), 20000, what);
+  wait_until (f, cond_cards, GUINT_TO_POINTER (n), what);
 }
 
 #define WRITE_SCRIPT(id, path, content) \
@@ -472,7 +476,7 @@ test_stream (Fixture *f, gconstpointer data)
       g_autofree char *now = page_eval (f, "Array.from(document.querySelectorAll('.answer')).map(e => e.innerText).join('|')");
       if (now != NULL && *now != '\0' && (seen->len == 0 || !g_str_equal (g_ptr_array_index (seen, seen->len - 1), now)))
         g_ptr_array_add (seen, g_strdup (now));
-      spin (f, 30);
+      ow_test_spin_for (30);
     }
   wait_settled (f);
   html = page_html (f);
@@ -494,7 +498,7 @@ test_stream (Fixture *f, gconstpointer data)
     g_assert_cmpstr (links, ==, "0");
   }
   /* The session is in the sidebar, titled by its first message. */
-  wait_until (f, cond_titled, id, 5000, "the sidebar to show the session's title");
+  wait_until (f, cond_titled, id, "the sidebar to show the session's title");
   item = ow_session_list_lookup (ow_window_get_session_list (f->window), id);
   g_assert_cmpstr (ow_session_item_get_title (item), ==, "Say hello");
   g_assert_false (ow_composer_get_running (ow_session_view_get_composer (view_of (f))));
@@ -645,10 +649,10 @@ test_inbox (Fixture *f, gconstpointer data)
   g_assert_cmpuint (ow_application_get_inbox_count (f->app), ==, 1);
   /* The sidebar's badge follows the inbox (the list refreshes shortly
    * after an item is parked). */
-  wait_until (f, cond_attention, id, 5000, "the session's badge in the sidebar");
+  wait_until (f, cond_attention, id, "the session's badge in the sidebar");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.show-inbox", NULL));
   g_assert_cmpstr (ow_window_get_page (f->window), ==, "inbox");
-  wait_until (f, cond_inbox_shown, GUINT_TO_POINTER (1), 5000, "the item on the Inbox page");
+  wait_until (f, cond_inbox_shown, GUINT_TO_POINTER (1), "the item on the Inbox page");
   /* Filtering by kind hides it; all kinds show it again. */
   ow_inbox_page_set_kind_filter (ow_window_get_inbox_page (f->window), "question");
   g_assert_cmpuint (ow_inbox_page_get_n_shown (ow_window_get_inbox_page (f->window)), ==, 0);
@@ -659,7 +663,7 @@ test_inbox (Fixture *f, gconstpointer data)
   g_assert_nonnull (card);
   g_assert_true (ow_ask_card_choose (card, "once"));
   wait_cards (f, 0);
-  wait_until (f, cond_inbox_shown, GUINT_TO_POINTER (0), 5000, "the Inbox page to empty");
+  wait_until (f, cond_inbox_shown, GUINT_TO_POINTER (0), "the Inbox page to empty");
   wait_turns_done (f, 1);
   g_assert_true (g_file_test (path, G_FILE_TEST_EXISTS));
   g_assert_cmpuint (ow_application_get_inbox_count (f->app), ==, 0);
@@ -708,7 +712,7 @@ api_post (Fixture *f, const char *path, const char *body, char **reply)
                                 ow_server_get_token (server));
   soup_message_set_request_body_from_bytes (msg, "application/json", bytes);
   soup_session_send_and_read_async (session, msg, G_PRIORITY_DEFAULT, NULL, on_http_cb, &http);
-  wait_until (f, cond_http, &http, 10000, "the loopback API to answer");
+  wait_until (f, cond_http, &http, "the loopback API to answer");
   if (reply != NULL)
     *reply = g_steal_pointer (&http.body);
   g_free (http.body);
@@ -917,7 +921,7 @@ test_no_key (Fixture *f, gconstpointer data)
   g_unsetenv ("OPENAI_API_KEY");
   g_unsetenv ("OPENWORKER_MODEL");
   start_app (f);
-  wait_until (f, cond_settings_window, NULL, 10000, "Settings to open on Models & Keys");
+  wait_until (f, cond_settings_window, NULL, "Settings to open on Models & Keys");
   g_assert_false (ow_application_get_model_ready (f->app));
   composer = ow_session_view_get_composer (view_of (f));
   g_assert_false (ow_composer_get_enabled (composer));
@@ -958,9 +962,9 @@ test_artifacts (Fixture *f, gconstpointer data)
   send_first (f, f->ws, "bypass-approvals", "Write the report");
   wait_turns_done (f, 1);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-artifacts", NULL));
-  wait_until (f, cond_artifact, "report.md", 10000, "report.md among the deliverables");
+  wait_until (f, cond_artifact, "report.md", "report.md among the deliverables");
   /* A file a command made is a deliverable too. */
-  wait_until (f, cond_artifact, "made-by-shell.csv", 10000, "made-by-shell.csv among the deliverables");
+  wait_until (f, cond_artifact, "made-by-shell.csv", "made-by-shell.csv among the deliverables");
   path = ow_artifacts_panel_resolve (panel, "report.md");
   g_assert_nonnull (path);
   g_assert_null (ow_artifacts_panel_resolve (panel, "../../etc/passwd"));
@@ -968,9 +972,11 @@ test_artifacts (Fixture *f, gconstpointer data)
   viewer = ow_artifact_viewer_new (GTK_WINDOW (f->window), path);
   g_assert_cmpstr (ow_artifact_viewer_get_kind (OW_ARTIFACT_VIEWER (viewer)), ==, "markdown");
   gtk_window_present (GTK_WINDOW (viewer));
-  spin (f, 1500);
+  ow_test_spin_for (1500);
   screenshot (f, viewer, "11-artifact-preview.png");
+  g_object_ref (viewer);
   gtk_window_destroy (GTK_WINDOW (viewer));
+  g_assert_finalize_object (viewer);
 }
 
 /* ---- The GNOME window: adaptive, searchable, one empty session per folder ---- */
@@ -1048,8 +1054,8 @@ static void
 resize (Fixture *f, int width)
 {
   gtk_window_set_default_size (GTK_WINDOW (f->window), width, 760);
-  wait_until (f, cond_width, GINT_TO_POINTER (width), 5000, "the window to take its new width");
-  spin (f, 400);
+  wait_until (f, cond_width, GINT_TO_POINTER (width), "the window to take its new width");
+  ow_test_spin_for (400);
 }
 
 static void
@@ -1092,7 +1098,7 @@ test_adaptive (Fixture *f, gconstpointer data)
   g_assert_true (adw_flap_get_folded (sidebar));
   /* Folded, the sidebar starts hidden; its toggle brings it over the page. */
   adw_flap_set_reveal_flap (sidebar, FALSE);
-  spin (f, 400);
+  ow_test_spin_for (400);
   assert_inside_window (f, find_widget (GTK_WIDGET (composer), has_action, "composer.send"), "Send at 640 px");
   screenshot_both (f, "21-narrow");
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-sidebar", NULL));
@@ -1102,8 +1108,8 @@ test_adaptive (Fixture *f, gconstpointer data)
 
   resize (f, 900);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-artifacts", NULL));
-  wait_until (f, cond_artifact, "summary-of-the-quarter.md", 10000, "the summary among the deliverables");
-  spin (f, 400);
+  wait_until (f, cond_artifact, "summary-of-the-quarter.md", "the summary among the deliverables");
+  ow_test_spin_for (400);
   g_assert_true (adw_flap_get_reveal_flap (deliverables));
   screenshot_both (f, "23-deliverables-900");
   {
@@ -1119,7 +1125,7 @@ test_adaptive (Fixture *f, gconstpointer data)
 
   /* The Inbox is nobody's session: no deliverables from the last one. */
   ow_window_show_inbox (f->window);
-  spin (f, 400);
+  ow_test_spin_for (400);
   g_assert_cmpuint (ow_artifacts_panel_get_paths (OW_ARTIFACTS_PANEL (panel))->len, ==, 0);
   screenshot_both (f, "24-inbox-900");
   resize (f, 1180);
@@ -1152,14 +1158,14 @@ test_narrow_card (Fixture *f, gconstpointer data)
   g_assert_nonnull (find_widget (GTK_WIDGET (card), has_label_text, "Run a command"));
   g_assert_nonnull (find_widget (GTK_WIDGET (card), has_label_text, "reaches outside the session's folder (/etc/notes.txt)"));
   g_assert_null (find_widget (GTK_WIDGET (card), has_label_text, "exec"));
-  wait_until (f, cond_page_has, "Waiting to run", 5000, "the step to wait");
+  wait_until (f, cond_page_has, "Waiting to run", "the step to wait");
   text = page_text_expanded (f);
   g_assert_null (strstr (text, "Ran "));
 
   resize (f, 640);
   sidebar = ADW_FLAP (gtk_widget_get_ancestor (GTK_WIDGET (ow_window_get_session_list_view (f->window)), ADW_TYPE_FLAP));
   adw_flap_set_reveal_flap (sidebar, FALSE);
-  spin (f, 400);
+  ow_test_spin_for (400);
   {
     g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
     graphene_rect_t first, last;
@@ -1180,7 +1186,7 @@ test_narrow_card (Fixture *f, gconstpointer data)
 
   g_assert_true (ow_ask_card_choose (card, "deny"));
   wait_turns_done (f, 1);
-  wait_until (f, cond_page_has, "Denied", 5000, "the step to say it was denied");
+  wait_until (f, cond_page_has, "Denied", "the step to say it was denied");
   g_clear_pointer (&text, g_free);
   text = page_text_expanded (f);
   g_assert_null (strstr (text, "Ran "));
@@ -1232,15 +1238,15 @@ test_search_and_folder (Fixture *f, gconstpointer data)
 
     g_assert_nonnull (entry);
     gtk_editable_set_text (GTK_EDITABLE (entry), "offsite");
-    wait_until (f, cond_n_sessions, GUINT_TO_POINTER (1), 5000, "the search to leave one session");
+    wait_until (f, cond_n_sessions, GUINT_TO_POINTER (1), "the search to leave one session");
     screenshot (f, GTK_WIDGET (f->window), "26-search.png");
     gtk_editable_set_text (GTK_EDITABLE (entry), "");
-    wait_until (f, cond_n_sessions, GUINT_TO_POINTER (3), 5000, "the cleared search to show all");
+    wait_until (f, cond_n_sessions, GUINT_TO_POINTER (3), "the cleared search to show all");
   }
 
   /* openworker-desktop FOLDER, twice: one session there, not two. */
   ow_window_new_session_in (f->window, f->ws);
-  wait_until (f, cond_n_sessions, GUINT_TO_POINTER (4), 5000, "the folder's session in the sidebar");
+  wait_until (f, cond_n_sessions, GUINT_TO_POINTER (4), "the folder's session in the sidebar");
   first = ow_session_view_get_session_id (view_of (f));
   g_assert_nonnull (first);
   {
@@ -1259,7 +1265,7 @@ test_search_and_folder (Fixture *f, gconstpointer data)
     AdwMessageDialog *dialog = NULL;
 
     g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.rename-session", "s", id));
-    spin (f, 300);
+    ow_test_spin_for (300);
     for (GList *l = gtk_window_list_toplevels (); l != NULL; l = g_list_delete_link (l, l))
       if (ADW_IS_MESSAGE_DIALOG (l->data))
         dialog = l->data;
@@ -1267,7 +1273,7 @@ test_search_and_folder (Fixture *f, gconstpointer data)
     gtk_editable_set_text (GTK_EDITABLE (adw_message_dialog_get_extra_child (dialog)), "Project notes");
     screenshot (f, GTK_WIDGET (dialog), "29-rename-dialog.png");
     adw_message_dialog_response (dialog, "rename");
-    spin (f, 300);
+    ow_test_spin_for (300);
     row = ow_store_session_get (store, id, NULL);
     g_assert_cmpstr (row->title, ==, "Project notes");
   }
@@ -1299,12 +1305,12 @@ test_attachments (Fixture *f, gconstpointer data)
   ow_window_new_session (f->window, f->ws);
   ow_composer_add_file (composer, pdf_file);
   while (ow_composer_get_busy (composer))
-    spin (f, 20);
+    ow_test_spin_for (20);
   g_assert_cmpuint (ow_composer_get_n_attachments (composer), ==, 0);
   ow_composer_add_file (composer, notes_file);
   ow_composer_add_file (composer, notes_file);   /* the same file once */
   while (ow_composer_get_busy (composer))
-    spin (f, 20);
+    ow_test_spin_for (20);
   g_assert_cmpuint (ow_composer_get_n_attachments (composer), ==, 1);
   ow_composer_set_text (composer, "Read this");
   screenshot (f, GTK_WIDGET (f->window), "12-composer-attachment.png");

@@ -5,6 +5,7 @@
 
 #include "ow-format.h"
 #include "ow-json.h"
+#include "ow-test-utils.h"
 
 static void
 test_modes_never_dangerous (void)
@@ -226,7 +227,7 @@ test_edit_diff_replace (void)
 static void
 test_edit_diff_write_existing (void)
 {
-  g_autofree char *dir = g_dir_make_tmp ("ow-diff-XXXXXX", NULL);
+  g_autofree char *dir = ow_test_make_tmpdir ("ow-diff");
   g_autofree char *file = g_build_filename (dir, "n.txt", NULL);
   g_autoptr(GString) before = g_string_new (NULL);
   g_autoptr(GString) after = g_string_new (NULL);

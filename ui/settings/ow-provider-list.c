@@ -500,8 +500,8 @@ on_key_stored_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       /* The first key picks the machine's default model, as the browser's
        * Models & Keys and `openworker keys set` do. */
       g_autoptr(GError) adopt_error = NULL;
-      g_autofree char *adopted = ow_model_choices_adopt_default (op->list->ctx, op->item->entry->id, &adopt_error);
 
+      g_free (ow_model_choices_adopt_default (op->list->ctx, op->item->entry->id, &adopt_error));
       if (adopt_error != NULL)
         g_warning ("The default model was not set: %s", adopt_error->message);
       update_item (op->list, op->item, TRUE);
