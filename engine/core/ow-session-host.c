@@ -33,6 +33,7 @@
 #include "core/ow-message.h"
 #include "core/ow-session-recipe.h"
 #include "core/ow-session-title.h"
+#include "mcp/ow-mcp-provider.h"
 #include "ow-error.h"
 #include "ow-json.h"
 #include "providers/ow-provider-catalog.h"
@@ -73,6 +74,8 @@ struct _OwSessionHost
   OwAttendant *attendant;
   OwPolicy    *policy;
   GHashTable  *live;     /* session id → Live* */
+  GPtrArray   *mcp;      /* OwMcpProvider*: the machine's MCP servers, shared by its sessions */
+  GPtrArray   *mcp_list; /* the same, NULL-terminated (borrowed), for recipes */
 };
 
 enum {
@@ -523,6 +526,7 @@ build_agent (Live *live, OwProvider *provider, const char *bare, GError **error)
       .settings = model_config != NULL && ow_model_config_lookup (model_config, model, &settings) ? &settings : NULL,
       .result_max = (gsize) MAX (result_max, 0),
       .spill_dir = spill,
+      .tool_providers = (OwToolProvider *const *) self->mcp_list->pdata,
     };
 
     live->agent = ow_session_recipe_build (&recipe, error);
@@ -1426,6 +1430,64 @@ ow_session_host_resume_parked (OwSessionHost *self)
 
 /* ---- Object ------------------------------------------------------------------ */
 
+/* ---- The machine's MCP servers ------------------------------------------ */
+
+static void
+on_mcp_started_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!ow_mcp_client_start_finish (OW_MCP_CLIENT (source), result, &error)
+      && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_message ("MCP server \"%s\" did not start: %s", ow_mcp_client_get_name (OW_MCP_CLIENT (source)),
+               error->message);
+}
+
+/* The servers of the machine's mcp.json start with the host, in the
+ * background; each provider brings its tools to every session's next model
+ * call once its server is ready (and takes them away if it fails). A
+ * workspace's own mcp.json is for `openworker run` in a trusted folder;
+ * the host's servers are the machine's. None for an isolated context. */
+static void
+start_mcp_servers (OwSessionHost *self)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) configs = NULL;
+
+  self->mcp = g_ptr_array_new_with_free_func (g_object_unref);
+  self->mcp_list = g_ptr_array_new ();
+  if (!ow_context_is_isolated (self->ctx))
+    configs = ow_mcp_configs_for_session (ow_context_get_paths (self->ctx), NULL, NULL, NULL, &error);
+  if (configs == NULL && error != NULL)
+    g_message ("%s", error->message);
+  for (guint i = 0; configs != NULL && i < configs->len; i++)
+    {
+      const OwMcpServerConfig *c = g_ptr_array_index (configs, i);
+      g_autoptr(OwMcpClient) client = NULL;
+
+      if (c->error != NULL)
+        {
+          g_message ("MCP server \"%s\" is not used: %s", c->name, c->error);
+          continue;
+        }
+      if (!c->enabled)
+        continue;
+      client = ow_mcp_client_new (c);
+      g_ptr_array_add (self->mcp, ow_mcp_provider_new (client));
+      ow_mcp_client_start_async (client, NULL, on_mcp_started_cb, NULL);
+    }
+  for (guint i = 0; i < self->mcp->len; i++)
+    g_ptr_array_add (self->mcp_list, g_ptr_array_index (self->mcp, i));
+  g_ptr_array_add (self->mcp_list, NULL);
+}
+
+GPtrArray *
+ow_session_host_get_mcp_providers (OwSessionHost *self)
+{
+  g_return_val_if_fail (OW_IS_SESSION_HOST (self), NULL);
+  return self->mcp;
+}
+
 OwSessionHost *
 ow_session_host_new (OwContext *ctx, const char *origin, GError **error)
 {
@@ -1441,6 +1503,7 @@ ow_session_host_new (OwContext *ctx, const char *origin, GError **error)
   self->policy = ow_policy_new (ow_context_get_config (ctx), ow_context_get_store (ctx), error);
   if (self->policy == NULL)
     return NULL;
+  start_mcp_servers (self);
   return g_steal_pointer (&self);
 }
 
@@ -1474,6 +1537,11 @@ ow_session_host_dispose (GObject *object)
    * is gone: the inbox must not write then. */
   if (self->inbox != NULL)
     ow_inbox_close (self->inbox);
+  /* The servers end with the host, whoever still holds a provider. */
+  for (guint i = 0; self->mcp != NULL && i < self->mcp->len; i++)
+    ow_mcp_client_stop (ow_mcp_provider_get_client (g_ptr_array_index (self->mcp, i)));
+  g_clear_pointer (&self->mcp_list, g_ptr_array_unref);
+  g_clear_pointer (&self->mcp, g_ptr_array_unref);
   G_OBJECT_CLASS (ow_session_host_parent_class)->dispose (object);
 }
 

@@ -137,4 +137,8 @@ void           ow_session_host_resume_parked (OwSessionHost *self);
  * Loaded sessions with a turn running (char*, borrowed ids). */
 GPtrArray     *ow_session_host_dup_running  (OwSessionHost *self);
 
+/* The machine's MCP servers (OwMcpProvider*), started with the host and
+ * offered to every session. (transfer none) */
+GPtrArray     *ow_session_host_get_mcp_providers (OwSessionHost *self);
+
 G_END_DECLS

@@ -246,6 +246,7 @@ struct _OwMcpProvider
   char        *source;     /* mcp:<server> */
   GPtrArray   *tools;      /* OwMcpBoundTool*, ordered by name */
   gulong       changed_id;
+  gulong       status_id;
 };
 
 static void list_model_iface_init (GListModelInterface *iface);
@@ -312,7 +313,8 @@ by_name (gconstpointer a, gconstpointer b)
 static void
 reload (OwMcpProvider *self)
 {
-  g_autoptr(GPtrArray) listed = ow_mcp_client_get_tools (self->client);
+  OwMcpStatus status = ow_mcp_client_get_status (self->client);
+  g_autoptr(GPtrArray) listed = status == OW_MCP_STATUS_READY ? ow_mcp_client_get_tools (self->client) : NULL;
   g_autoptr(GHashTable) taken = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GPtrArray *tools = g_ptr_array_new_with_free_func (g_object_unref);
   guint removed = self->tools->len;
@@ -342,12 +344,25 @@ on_tools_changed (OwMcpClient *client, gpointer user_data)
   reload (OW_MCP_PROVIDER (user_data));
 }
 
+/* A server that becomes ready (started late, or restarted after a crash)
+ * brings its tools; one that stops or fails takes them away. */
+static void
+on_status (OwMcpClient *client, GParamSpec *pspec, gpointer user_data)
+{
+  OwMcpProvider *self = OW_MCP_PROVIDER (user_data);
+  OwMcpStatus status = ow_mcp_client_get_status (client);
+
+  if (status == OW_MCP_STATUS_READY || status == OW_MCP_STATUS_FAILED || status == OW_MCP_STATUS_STOPPED)
+    reload (self);
+}
+
 static void
 ow_mcp_provider_dispose (GObject *object)
 {
   OwMcpProvider *self = OW_MCP_PROVIDER (object);
 
   g_clear_signal_handler (&self->changed_id, self->client);
+  g_clear_signal_handler (&self->status_id, self->client);
   G_OBJECT_CLASS (ow_mcp_provider_parent_class)->dispose (object);
 }
 
@@ -387,6 +402,7 @@ ow_mcp_provider_new (OwMcpClient *client)
   self->client = g_object_ref (client);
   self->source = g_strconcat ("mcp:", ow_mcp_client_get_name (client), NULL);
   self->changed_id = g_signal_connect (client, "tools-changed", G_CALLBACK (on_tools_changed), self);
+  self->status_id = g_signal_connect (client, "notify::status", G_CALLBACK (on_status), self);
   reload (self);
   return self;
 }
