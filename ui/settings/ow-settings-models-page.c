@@ -13,7 +13,7 @@
 
 struct _OwSettingsModelsPage
 {
-  GtkBox          parent_instance;
+  AdwPreferencesPage parent_instance;
 
   /* template widgets */
   GtkLabel       *store_label;
@@ -39,7 +39,7 @@ struct _OwSettingsModelsPage
   gulong          config_handler;
 };
 
-G_DEFINE_FINAL_TYPE (OwSettingsModelsPage, ow_settings_models_page, GTK_TYPE_BOX)
+G_DEFINE_FINAL_TYPE (OwSettingsModelsPage, ow_settings_models_page, ADW_TYPE_PREFERENCES_PAGE)
 
 enum { SIGNAL_PROVIDERS_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
