@@ -680,7 +680,7 @@ ow_format_approval_title (const char *tool, JsonObject *args, const char *worksp
   if (g_strcmp0 (tool, "web_search") == 0)
     return g_strdup (_("Search the web?"));
   if (g_strcmp0 (tool, "request_directory") == 0)
-    return g_strdup (_("Give the session a folder?"));
+    return g_strdup (_("Grant access to a folder?"));   /* as the folder card asks */
   if (g_strcmp0 (tool, "read_file") == 0)
     return g_strdup (_("Read a file?"));
   if (g_strcmp0 (tool, "list_files") == 0)

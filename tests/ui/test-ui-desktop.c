@@ -1313,6 +1313,46 @@ test_card_kinds (Fixture *f, gconstpointer data)
   screenshot_both (f, "34-file-steps-wide");
 }
 
+/* The folder card, wide and narrow, light and dark: the folder on its
+ * own line, the answers whole. (A site card needs a sandbox, whose
+ * allow list asks for sites: the sandbox suite's.) */
+static void
+test_folder_card (Fixture *f, gconstpointer data)
+{
+  OwAskCard *card;
+  AdwFlap *sidebar;
+
+  serve (f, "{\"turns\":["
+            "{\"tool_calls\":[{\"id\":\"d1\",\"name\":\"request_directory\",\"arguments\":{"
+            "\"reason\":\"The quarterly reports are kept there.\",\"path\":\"/srv/reports\"}}]},"
+            "{\"text\":\"Fine.\"}]}");
+  send_first (f, f->ws, "ask", "Summarize the reports");
+  wait_cards (f, 1);
+  card = ow_card_dock_find (ow_session_view_get_dock (view_of (f)), "d1");
+  g_assert_nonnull (card);
+  g_assert_nonnull (find_widget (GTK_WIDGET (card), has_label_text, "/srv/reports"));
+  screenshot_both (f, "35-card-folder-wide");
+  resize (f, 640);
+  sidebar = ADW_FLAP (gtk_widget_get_ancestor (GTK_WIDGET (ow_window_get_session_list_view (f->window)), ADW_TYPE_FLAP));
+  adw_flap_set_reveal_flap (sidebar, FALSE);
+  spin (f, 400);
+  {
+    g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+
+    collect_buttons (GTK_WIDGET (card), buttons);
+    for (guint i = 0; i < buttons->len; i++)
+      assert_inside_window (f, g_ptr_array_index (buttons, i), "a folder card's button at 640 px");
+    /* No first and the grant last, as on every card. */
+    g_assert_cmpstr (gtk_button_get_label (g_ptr_array_index (buttons, 0)), ==, "_No");
+    g_assert_true (gtk_widget_has_css_class (g_ptr_array_index (buttons, buttons->len - 1), "suggested-action"));
+  }
+  screenshot_both (f, "36-card-folder-narrow");
+  g_assert_true (ow_ask_card_choose (card, "no"));
+
+  resize (f, 1180);
+  wait_turns_done (f, 1);
+}
+
 static gboolean
 cond_n_sessions (Fixture *f, gconstpointer data)
 {
@@ -1503,5 +1543,6 @@ main (int argc, char **argv)
   g_test_add ("/ow/ui/desktop/search-and-folder", Fixture, NULL, setup, test_search_and_folder, teardown);
   g_test_add ("/ow/ui/desktop/narrow-card", Fixture, NULL, setup, test_narrow_card, teardown);
   g_test_add ("/ow/ui/desktop/card-kinds", Fixture, NULL, setup, test_card_kinds, teardown);
+  g_test_add ("/ow/ui/desktop/folder-card", Fixture, NULL, setup, test_folder_card, teardown);
   return g_test_run ();
 }

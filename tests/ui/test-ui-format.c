@@ -294,7 +294,7 @@ test_approval_words (void)
     { "web_fetch", "{\"url\":\"not a url\"}", "Fetch a web page?", "not a url", "not a url" },
     { "web_search", "{\"query\":\"gtk 4.8 list view\"}", "Search the web?", "gtk 4.8 list view",
       "gtk 4.8 list view" },
-    { "request_directory", "{\"path\":\"~/Reports\"}", "Give the session a folder?", "~/Reports", "~/Reports" },
+    { "request_directory", "{\"path\":\"~/Reports\"}", "Grant access to a folder?", "~/Reports", "~/Reports" },
     { "slack_post", "{\"text\":\"hi\"}", "Use slack_post?", NULL, NULL },
   };
 
