@@ -282,11 +282,16 @@ ow_approval_card_new (const OwInboxItem *item, const char *workspace)
 
   {
     const char *description = ow_json_get_string (args, "description");
+    /* The policy's plain "requires approval" is what the card itself
+     * says; a reason worth reading (a safety check's) is shown. */
+    const char *body = g_strcmp0 (item->body, "requires approval") != 0 ? item->body : NULL;
     g_autofree char *reason = NULL;
-    if (description != NULL && item->body != NULL)
-      reason = g_strdup_printf ("%s — %s", description, item->body);
+
+    if (description != NULL && body != NULL)
+      reason = g_strdup_printf ("%s — %s", description, body);
     gtk_label_set_text (self->reason_label, reason != NULL ? reason : description != NULL ? description
-                                                                      : item->body != NULL ? item->body : "");
+                                                                      : body != NULL ? body : "");
+    gtk_widget_set_visible (GTK_WIDGET (self->reason_label), description != NULL || body != NULL);
   }
   if (reviewer != NULL && *reviewer != '\0')
     {

@@ -316,6 +316,8 @@ step_html (Step *s)
   g_autofree char *provenance = ow_format_provenance (s->provenance);
   g_autofree char *guarded = ow_format_enforcement (s->enforcement, g_strcmp0 (s->name, "run_shell") == 0);
   g_autoptr(GPtrArray) change = ow_format_step_change (s->name, s->args, STEP_CHANGE_LINES);
+  const char *note = s->note;
+  const char *reason = s->reason;
 
   ow_format_tool_step (s->name, s->args, s->status, &verb, &detail);
   status_class = ow_html_token (s->status);
@@ -327,12 +329,26 @@ step_html (Step *s)
     ow_html_append (html, " <code class=\"step-detail\">%s</code>", detail);
   g_string_append (html, "</div>");
 
-  if (s->note != NULL || *provenance != '\0' || guarded != NULL || s->reason != NULL)
+  /* An answer is said once, by the provenance ("You allowed it once",
+   * "You denied it", with the person's reason when they gave one), not
+   * also by the card's note and the engine's reason. */
+  if (*provenance != '\0'
+      && (g_strcmp0 (note, _("allowed once")) == 0 || g_strcmp0 (note, _("allowed for this session")) == 0
+          || g_strcmp0 (note, _("always allowed")) == 0 || g_strcmp0 (note, _("denied")) == 0))
+    note = NULL;
+  if (g_strcmp0 (s->status, "denied") == 0 && *provenance != '\0')
+    {
+      if (g_strcmp0 (reason, "denied by the person") == 0)
+        reason = NULL;
+      else if (reason != NULL && g_str_has_prefix (reason, "denied by the person: "))
+        reason += strlen ("denied by the person: ");
+    }
+  if (note != NULL || *provenance != '\0' || guarded != NULL || reason != NULL)
     {
       gboolean sep = FALSE;
       g_string_append (html, "<div class=\"step-meta\">");
-      if (s->note != NULL)
-        ow_html_append (html, "<span class=\"step-note\">%s</span>", s->note), sep = TRUE;
+      if (note != NULL)
+        ow_html_append (html, "<span class=\"step-note\">%s</span>", note), sep = TRUE;
       if (*provenance != '\0')
         ow_html_append (html, "%H<span class=\"step-provenance\">%s</span>", sep ? " · " : "", provenance), sep = TRUE;
       if (guarded != NULL)
@@ -340,8 +356,8 @@ step_html (Step *s)
           ow_html_append (html, "%H<span class=\"step-sandbox\">%s</span>", sep ? " · " : "", guarded);
           sep = TRUE;
         }
-      if (s->reason != NULL && *s->reason != '\0' && g_strcmp0 (s->status, "ok") != 0)
-        ow_html_append (html, "%H<span class=\"step-reason\">%s</span>", sep ? " · " : "", s->reason);
+      if (reason != NULL && *reason != '\0' && g_strcmp0 (s->status, "ok") != 0)
+        ow_html_append (html, "%H<span class=\"step-reason\">%s</span>", sep ? " · " : "", reason);
       g_string_append (html, "</div>");
     }
   if (s->has_exit)

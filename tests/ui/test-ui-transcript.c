@@ -158,7 +158,8 @@ test_tool_step_lifecycle (void)
   html = g_strdup (ow_json_get_string (last, "html"));
   g_assert_nonnull (strstr (html, "status-ok"));
   g_assert_nonnull (strstr (html, "Wrote"));
-  g_assert_nonnull (strstr (html, "allowed once"));
+  /* The answer said once, by the provenance, not also by the card's note. */
+  g_assert_null (strstr (html, ">allowed once<"));
   g_assert_nonnull (strstr (html, "You allowed it once"));
   /* A file tool in direct mode: no word on the command guard. */
   g_assert_null (strstr (html, "direct"));
@@ -240,6 +241,17 @@ test_command_step_states (void)
   html = take_html (r);
   g_assert_nonnull (strstr (html, "Denied"));
   g_assert_null (strstr (html, "Ran"));
+  g_clear_pointer (&html, g_free);
+
+  /* A denial is said once, with the person's reason. */
+  feed (r, "tool_proposed", "{\"name\":\"run_shell\",\"call_id\":\"s3\",\"arguments\":{\"command\":\"rm -r dist\"}}");
+  feed (r, "approval_resolved", "{\"call_id\":\"s3\",\"kind\":\"approval\",\"decision\":\"deny\"}");
+  feed (r, "tool_finished", "{\"name\":\"run_shell\",\"call_id\":\"s3\",\"status\":\"denied\","
+                            "\"provenance\":\"denied by person\",\"reason\":\"denied by the person: not now\"}");
+  html = take_html (r);
+  g_assert_nonnull (strstr (html, "<div class=\"step-meta\"><span class=\"step-provenance\">You denied it</span> · "
+                                  "<span class=\"step-reason\">not now</span></div>"));
+  g_assert_null (strstr (html, "denied by the person"));
   g_clear_pointer (&html, g_free);
 
   /* Allowed: running, then ran, with a terminal block. */
