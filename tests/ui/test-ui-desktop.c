@@ -1324,7 +1324,7 @@ test_card_kinds (Fixture *f, gconstpointer data)
 }
 
 /* The folder card, wide and narrow, light and dark: the folder on its
- * own line, the answers whole. (A site card needs a sandbox, whose
+ * own line, the answers whole; then a question's card. (A site card needs a sandbox, whose
  * allow list asks for sites: the sandbox suite's.) */
 static void
 test_folder_card (Fixture *f, gconstpointer data)
@@ -1335,6 +1335,8 @@ test_folder_card (Fixture *f, gconstpointer data)
   serve (f, "{\"turns\":["
             "{\"tool_calls\":[{\"id\":\"d1\",\"name\":\"request_directory\",\"arguments\":{"
             "\"reason\":\"The quarterly reports are kept there.\",\"path\":\"/srv/reports\"}}]},"
+            "{\"tool_calls\":[{\"id\":\"q2\",\"name\":\"ask_user\",\"arguments\":{\"question\":"
+            "\"Which quarter should the summary cover?\",\"options\":[\"Q2\",\"Q3\"]}}]},"
             "{\"text\":\"Fine.\"}]}");
   send_first (f, f->ws, "ask", "Summarize the reports");
   wait_cards (f, 1);
@@ -1359,7 +1361,16 @@ test_folder_card (Fixture *f, gconstpointer data)
   screenshot_both (f, "36-card-folder-narrow");
   g_assert_true (ow_ask_card_choose (card, "no"));
 
+  /* The question card after it, narrow and wide. */
+  wait_until (f, cond_card_shown, "q2", 20000, "the question's card");
+  card = ow_card_dock_find (ow_session_view_get_dock (view_of (f)), "q2");
+  g_assert_true (OW_IS_QUESTION_CARD (card));
+  adw_flap_set_reveal_flap (sidebar, FALSE);
+  spin (f, 400);
+  screenshot_both (f, "37-card-question-narrow");
   resize (f, 1180);
+  screenshot_both (f, "38-card-question-wide");
+  g_assert_true (ow_ask_card_choose (card, "Q3"));
   wait_turns_done (f, 1);
 }
 
