@@ -1012,6 +1012,12 @@ test_window_search (void)
   g_assert_nonnull (find_label (result, "Models"));
   g_assert_cmpstr (gtk_label_get_text (find_label (result, "Models")), ==, "Models & Keys");
 
+  /* A provider is a row of its own too. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "anthropic");
+  login.title = "Claude (Anthropic)";
+  login.not = "Default Model";
+  spin_until (row_shown, &login, "the search to show the Anthropic provider");
+
   /* Choosing a result opens its page. */
   gtk_editable_set_text (GTK_EDITABLE (entry), "login");
   login.title = "Start at login";
