@@ -327,11 +327,19 @@ action_about (GSimpleAction *action, GVariant *param, gpointer user_data)
   gtk_window_present (self->about);
 }
 
+static gpointer
+ref_window (gconstpointer window, gpointer unused)
+{
+  return g_object_ref ((gpointer) window);
+}
+
 static void
 action_quit (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   OwApplication *self = user_data;
-  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (self)));
+  /* Held: destroying one window can take others with it (the dialogs
+   * that are transient for it). */
+  GList *windows = g_list_copy_deep (gtk_application_get_windows (GTK_APPLICATION (self)), ref_window, NULL);
 
   /* Closing for real: the run-in-background choice is about the window's
    * close button, not about Quit. */
@@ -341,7 +349,7 @@ action_quit (GSimpleAction *action, GVariant *param, gpointer user_data)
         ow_window_finish_pending (l->data);
       gtk_window_destroy (l->data);
     }
-  g_list_free (windows);
+  g_list_free_full (windows, g_object_unref);
   g_application_quit (G_APPLICATION (self));
 }
 

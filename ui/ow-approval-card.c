@@ -20,6 +20,8 @@ struct _OwApprovalCard
   GtkLabel    *risk_label;
   GtkLabel    *outside_label;
   GtkLabel    *command_label;
+  GtkLabel    *detail_label;
+  GtkButton   *copy_button;
   GtkWidget   *diff_scroller;
   GtkTextView *diff_view;
   GtkLabel    *reason_label;
@@ -32,6 +34,9 @@ struct _OwApprovalCard
   GtkButton   *readonly_button;
   GtkEntry    *deny_entry;
   GtkButton   *deny_button;
+
+  /* state */
+  char        *copy_text;   /* what Copy puts on the clipboard, or NULL */
 };
 
 static void ask_card_iface_init (OwAskCardInterface *iface);
@@ -75,6 +80,13 @@ on_readonly_clicked_cb (OwApprovalCard *self)
 }
 
 static void
+on_copy_clicked_cb (OwApprovalCard *self)
+{
+  if (self->copy_text != NULL)
+    gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), self->copy_text);
+}
+
+static void
 on_deny_clicked_cb (OwApprovalCard *self)
 {
   answer (self, "deny", gtk_editable_get_text (GTK_EDITABLE (self->deny_entry)));
@@ -101,26 +113,6 @@ static void
 ask_card_iface_init (OwAskCardInterface *iface)
 {
   iface->choose = choose;
-}
-
-static char *
-title_for (const char *tool, JsonObject *args, const char *fallback)
-{
-  const char *path = ow_json_get_string (args, "path");
-
-  if (g_strcmp0 (tool, "run_shell") == 0)
-    return g_strdup (_("Run this command?"));
-  if (g_strcmp0 (tool, "write_file") == 0 && path != NULL)
-    return g_strdup_printf (_("Write %s?"), path);
-  if (g_strcmp0 (tool, "replace_in_file") == 0 && path != NULL)
-    return g_strdup_printf (_("Edit %s?"), path);
-  if (g_strcmp0 (tool, "apply_patch") == 0)
-    return g_strdup (_("Apply this patch?"));
-  if (g_strcmp0 (tool, "web_fetch") == 0)
-    return g_strdup (_("Fetch this page?"));
-  if (fallback != NULL)
-    return g_strdup (fallback);
-  return g_strdup_printf (_("Run %s?"), tool != NULL ? tool : "?");
 }
 
 static void
@@ -163,16 +155,26 @@ ow_approval_card_dispose (GObject *object)
 }
 
 static void
+ow_approval_card_finalize (GObject *object)
+{
+  g_free (OW_APPROVAL_CARD (object)->copy_text);
+  G_OBJECT_CLASS (ow_approval_card_parent_class)->finalize (object);
+}
+
+static void
 ow_approval_card_class_init (OwApprovalCardClass *klass)
 {
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   G_OBJECT_CLASS (klass)->dispose = ow_approval_card_dispose;
+  G_OBJECT_CLASS (klass)->finalize = ow_approval_card_finalize;
   gtk_widget_class_set_template_from_resource (widget_class, "/com/openworker/ui/ow-approval-card.ui");
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, title_label);
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, risk_label);
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, outside_label);
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, command_label);
+  gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, detail_label);
+  gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, copy_button);
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, diff_scroller);
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, diff_view);
   gtk_widget_class_bind_template_child (widget_class, OwApprovalCard, reason_label);
@@ -190,6 +192,7 @@ ow_approval_card_class_init (OwApprovalCardClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_always_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_readonly_clicked_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_deny_clicked_cb);
+  gtk_widget_class_bind_template_callback (widget_class, on_copy_clicked_cb);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "owaskcard");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_GROUP);
@@ -212,7 +215,8 @@ ow_approval_card_new (const OwInboxItem *item, const char *workspace)
   const char *rule = ow_json_get_string (data, "suggested_rule");
   const char *reviewer = ow_json_get_string (data, "reviewer_reasoning");
   gboolean safety = ow_json_get_bool (data, "safety_check", FALSE);
-  g_autofree char *title = title_for (tool, args, item->title);
+  g_autofree char *title = ow_format_approval_title (tool, args, workspace, item->title);
+  g_autofree char *subject = ow_format_approval_subject (tool, args);
   g_autoptr(GPtrArray) diff = ow_format_edit_diff (tool, args, workspace, 400);
 
   ow_ask_card_bind_item (OW_ASK_CARD (self), item);
@@ -243,8 +247,18 @@ ow_approval_card_new (const OwInboxItem *item, const char *workspace)
           gtk_widget_set_visible (GTK_WIDGET (self->outside_label), TRUE);
         }
     }
-  else if (g_strcmp0 (tool, "web_fetch") == 0 && ow_json_get_string (args, "url") != NULL)
-    gtk_label_set_text (self->command_label, ow_json_get_string (args, "url"));
+  else if (subject != NULL)
+    {
+      const char *url = ow_json_get_string (args, "url");
+
+      gtk_label_set_text (self->command_label, subject);
+      /* A page: its host on the line, the whole address under it. */
+      if (g_strcmp0 (tool, "web_fetch") == 0 && url != NULL && g_strcmp0 (url, subject) != 0)
+        {
+          gtk_label_set_text (self->detail_label, url);
+          gtk_widget_set_visible (GTK_WIDGET (self->detail_label), TRUE);
+        }
+    }
   else
     {
       g_autofree char *preview = ow_format_args_preview (args);
@@ -252,13 +266,32 @@ ow_approval_card_new (const OwInboxItem *item, const char *workspace)
       gtk_label_set_text (self->command_label, text);
     }
 
+  /* Copy takes what the call carries whole: the new content, the
+   * patch, the command, the address. */
+  self->copy_text = ow_format_approval_copy_text (tool, args);
+  if (self->copy_text != NULL && *self->copy_text != '\0')
+    {
+      const char *what = g_strcmp0 (tool, "apply_patch") == 0 ? _("Copy the patch")
+                         : diff != NULL                       ? _("Copy the new text")
+                                                              : _("Copy");
+
+      gtk_widget_set_visible (GTK_WIDGET (self->copy_button), TRUE);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->copy_button), GTK_ACCESSIBLE_PROPERTY_LABEL, what, -1);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->copy_button), what);
+    }
+
   {
     const char *description = ow_json_get_string (args, "description");
+    /* The policy's plain "requires approval" is what the card itself
+     * says; a reason worth reading (a safety check's) is shown. */
+    const char *body = g_strcmp0 (item->body, "requires approval") != 0 ? item->body : NULL;
     g_autofree char *reason = NULL;
-    if (description != NULL && item->body != NULL)
-      reason = g_strdup_printf ("%s — %s", description, item->body);
+
+    if (description != NULL && body != NULL)
+      reason = g_strdup_printf ("%s — %s", description, body);
     gtk_label_set_text (self->reason_label, reason != NULL ? reason : description != NULL ? description
-                                                                      : item->body != NULL ? item->body : "");
+                                                                      : body != NULL ? body : "");
+    gtk_widget_set_visible (GTK_WIDGET (self->reason_label), description != NULL || body != NULL);
   }
   if (reviewer != NULL && *reviewer != '\0')
     {

@@ -561,8 +561,11 @@ colour_patch (GPtrArray *out, const char *patch)
     }
 }
 
-GPtrArray *
-ow_format_edit_diff (const char *tool, JsonObject *args, const char *workspace, guint max_lines)
+/* @read_disk: compare write_file's content with the file as it is now
+ * (the card, before the write); without it the content shows as added
+ * (the step, after the write, when the file already holds it). */
+static GPtrArray *
+edit_diff (const char *tool, JsonObject *args, const char *workspace, guint max_lines, gboolean read_disk)
 {
   g_autoptr(GPtrArray) out = NULL;
   const char *path = ow_json_get_string (args, "path");
@@ -570,15 +573,25 @@ ow_format_edit_diff (const char *tool, JsonObject *args, const char *workspace, 
   if (tool == NULL || args == NULL)
     return NULL;
   out = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_diff_line_free);
-  if (g_str_equal (tool, "write_file"))
+  if (g_str_equal (tool, "write_file") && !read_disk)
+    {
+      g_auto(GStrv) lines = split_lines (ow_json_get_string (args, "content"));
+
+      add_line (out, OW_DIFF_HEADER, path != NULL ? path : "", -1);
+      for (guint i = 0; lines[i] != NULL; i++)
+        add_line (out, OW_DIFF_ADDED, lines[i], -1);
+    }
+  else if (g_str_equal (tool, "write_file"))
     {
       g_autofree char *full = NULL;
       g_autofree char *before = NULL;
       gsize len = 0;
 
-      if (path != NULL)
-        full = g_path_is_absolute (path) || workspace == NULL ? g_strdup (path)
-                                                              : g_build_filename (workspace, path, NULL);
+      /* A relative path means nothing without the session's folder. */
+      if (path != NULL && g_path_is_absolute (path))
+        full = g_strdup (path);
+      else if (path != NULL && workspace != NULL)
+        full = g_build_filename (workspace, path, NULL);
       add_line (out, OW_DIFF_HEADER, path != NULL ? path : "", -1);
       /* Only a modest regular file is compared; anything else shows as new. */
       if (full != NULL && g_file_test (full, G_FILE_TEST_IS_REGULAR) && !g_file_test (full, G_FILE_TEST_IS_SYMLINK))
@@ -609,4 +622,157 @@ ow_format_edit_diff (const char *tool, JsonObject *args, const char *workspace, 
       add_line (out, OW_DIFF_HEADER, more, -1);
     }
   return g_steal_pointer (&out);
+}
+
+GPtrArray *
+ow_format_edit_diff (const char *tool, JsonObject *args, const char *workspace, guint max_lines)
+{
+  return edit_diff (tool, args, workspace, max_lines, TRUE);
+}
+
+GPtrArray *
+ow_format_step_change (const char *tool, JsonObject *args, guint max_lines)
+{
+  return edit_diff (tool, args, NULL, max_lines, FALSE);
+}
+
+/* ---- Approval cards ----------------------------------------------------- */
+
+/* The last part of @path: the card's line and the diff name it whole. */
+static const char *
+display_name (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+
+  return slash != NULL && slash[1] != '\0' ? slash + 1 : path;
+}
+
+char *
+ow_format_approval_title (const char *tool, JsonObject *args, const char *workspace, const char *fallback)
+{
+  const char *path = ow_json_get_string (args, "path");
+
+  if (g_strcmp0 (tool, "run_shell") == 0)
+    return g_strdup (_("Run this command?"));
+  if (g_strcmp0 (tool, "write_file") == 0)
+    {
+      g_autofree char *full = NULL;
+
+      if (path != NULL && g_path_is_absolute (path))
+        full = g_strdup (path);
+      else if (path != NULL && workspace != NULL)
+        full = g_build_filename (workspace, path, NULL);
+      /* A file that is not there yet is made, not changed. */
+      if (full != NULL && !g_file_test (full, G_FILE_TEST_EXISTS))
+        /* TRANSLATORS: %s is a file's name */
+        return g_strdup_printf (_("Create %s?"), display_name (path));
+      if (path != NULL)
+        /* TRANSLATORS: %s is a file's name */
+        return g_strdup_printf (_("Change %s?"), display_name (path));
+      return g_strdup (_("Change a file?"));
+    }
+  if (g_strcmp0 (tool, "replace_in_file") == 0)
+    return path != NULL ? g_strdup_printf (_("Change %s?"), display_name (path)) : g_strdup (_("Change a file?"));
+  if (g_strcmp0 (tool, "apply_patch") == 0)
+    return g_strdup (_("Change files with a patch?"));
+  if (g_strcmp0 (tool, "web_fetch") == 0)
+    return g_strdup (_("Fetch a web page?"));
+  if (g_strcmp0 (tool, "web_search") == 0)
+    return g_strdup (_("Search the web?"));
+  if (g_strcmp0 (tool, "request_directory") == 0)
+    return g_strdup (_("Grant access to a folder?"));   /* as the folder card asks */
+  if (g_strcmp0 (tool, "read_file") == 0)
+    return g_strdup (_("Read a file?"));
+  if (g_strcmp0 (tool, "list_files") == 0)
+    return g_strdup (_("List a folder?"));
+  if (g_strcmp0 (tool, "grep") == 0)
+    return g_strdup (_("Search in files?"));
+  if (fallback != NULL)
+    return g_strdup (fallback);
+  /* TRANSLATORS: %s is the name of a connector's tool */
+  return g_strdup_printf (_("Use %s?"), tool != NULL ? tool : "?");
+}
+
+/* The host of @url, or NULL when it has none. */
+static char *
+url_host (const char *url)
+{
+  g_autoptr(GUri) uri = url != NULL ? g_uri_parse (url, G_URI_FLAGS_NONE, NULL) : NULL;
+  const char *host = uri != NULL ? g_uri_get_host (uri) : NULL;
+
+  return host != NULL && *host != '\0' ? g_strdup (host) : NULL;
+}
+
+char *
+ow_format_approval_subject (const char *tool, JsonObject *args)
+{
+  static const struct { const char *tool; const char *key; } subjects[] = {
+    { "run_shell", "command" },
+    { "write_file", "path" },
+    { "replace_in_file", "path" },
+    { "web_search", "query" },
+    { "request_directory", "path" },
+    { "read_file", "path" },
+    { "list_files", "path" },
+    { "grep", "pattern" },
+  };
+
+  if (g_strcmp0 (tool, "web_fetch") == 0)
+    {
+      const char *url = ow_json_get_string (args, "url");
+      char *host = url_host (url);
+
+      return host != NULL ? host : g_strdup (url);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (subjects); i++)
+    if (g_strcmp0 (tool, subjects[i].tool) == 0)
+      return g_strdup (ow_json_get_string (args, subjects[i].key));
+  return NULL;
+}
+
+char *
+ow_format_approval_copy_text (const char *tool, JsonObject *args)
+{
+  static const struct { const char *tool; const char *key; } copied[] = {
+    { "run_shell", "command" },
+    { "write_file", "content" },
+    { "replace_in_file", "new" },
+    { "apply_patch", "patch" },
+    { "web_fetch", "url" },
+    { "web_search", "query" },
+    { "request_directory", "path" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (copied); i++)
+    if (g_strcmp0 (tool, copied[i].tool) == 0)
+      return g_strdup (ow_json_get_string (args, copied[i].key));
+  return NULL;
+}
+
+/* ---- What guarded a step ------------------------------------------------ */
+
+char *
+ow_format_enforcement (const char *enforcement, gboolean command)
+{
+  if (enforcement == NULL || *enforcement == '\0')
+    return NULL;
+  /* A sandbox walls every tool; the command guard and the parser stand
+   * only between commands and the files (file tools check their paths). */
+  if (g_str_has_prefix (enforcement, "linux:"))
+    return g_strdup (strstr (enforcement, "network open") != NULL
+                     ? _("Enforced by the kernel sandbox, with the network open")
+                     : _("Enforced by the kernel sandbox"));
+  if (g_str_has_prefix (enforcement, "openshell"))
+    return g_strdup (_("Enforced by the OpenShell container"));
+  if (g_str_has_prefix (enforcement, "none (sandbox not started)"))
+    return g_strdup (_("Not guarded: the sandbox had not started"));
+  if (!command)
+    return NULL;
+  if (g_str_has_prefix (enforcement, "direct, guard"))
+    return g_strdup (_("Enforced by the kernel’s command guard"));
+  if (g_str_has_prefix (enforcement, "parser only") || g_str_equal (enforcement, "direct"))
+    return g_strdup (_("Checked by the command parser"));
+  if (g_str_has_prefix (enforcement, "none (direct"))
+    return g_strdup (_("Not guarded: a safety check was approved, or approvals are bypassed"));
+  return g_strdup (enforcement);
 }

@@ -80,4 +80,28 @@ void ow_diff_line_free (OwDiffLine *line);
  * header line). */
 GPtrArray *ow_format_edit_diff (const char *tool, JsonObject *args, const char *workspace, guint max_lines);
 
+/* As ow_format_edit_diff(), without looking at the disk: write_file's
+ * content shows as added lines. For a finished step, whose file already
+ * holds it. */
+GPtrArray *ow_format_step_change (const char *tool, JsonObject *args, guint max_lines);
+
+/* An approval card's title in plain words: "Run this command?", "Change
+ * notes.md?" ("Create notes.md?" when @workspace shows it is not there
+ * yet), "Fetch a web page?", …; @fallback (may be NULL) for tools of
+ * connectors. */
+char *ow_format_approval_title     (const char *tool, JsonObject *args, const char *workspace,
+                                    const char *fallback);
+/* What the call is about, on one line: the command, the file, the host
+ * of a page, the query, the folder; NULL for other tools. */
+char *ow_format_approval_subject   (const char *tool, JsonObject *args);
+/* What the card's Copy puts on the clipboard: the command, the new
+ * content, the patch, the URL, the query; NULL for other tools. */
+char *ow_format_approval_copy_text (const char *tool, JsonObject *args);
+
+/* A step's "enforcement" in plain words ("Enforced by the kernel
+ * sandbox", "Checked by the command parser"), or NULL when there is
+ * nothing to say. The command guard and the parser are said of commands
+ * (@command) only. */
+char *ow_format_enforcement        (const char *enforcement, gboolean command);
+
 G_END_DECLS

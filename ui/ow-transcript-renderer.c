@@ -281,12 +281,43 @@ status_glyph (const char *status)
   return "…";
 }
 
+/* A file step's change, as the card showed it: a compact diff (or the
+ * new content), folded away once the step is done. Copy takes the lines
+ * the file ends with (transcript.js skips the removed ones). */
+#define STEP_CHANGE_LINES 40
+
+static void
+append_change (GString *html, Step *s, GPtrArray *change)
+{
+  static const char *const classes[] = {
+    [OW_DIFF_CONTEXT] = "context", [OW_DIFF_ADDED] = "added", [OW_DIFF_REMOVED] = "removed",
+    [OW_DIFF_HEADER] = "header",
+  };
+  gboolean open = g_strcmp0 (s->status, "ok") != 0 && g_strcmp0 (s->status, "error") != 0
+                  && g_strcmp0 (s->status, "denied") != 0 && g_strcmp0 (s->status, "interrupted") != 0;
+
+  ow_html_append (html, "<details class=\"step-change\"%H><summary>%s</summary><pre class=\"diff\"><code>",
+                  open ? " open" : "",
+                  g_strcmp0 (s->name, "write_file") == 0 ? _("Content") : _("Changes"));
+  for (guint i = 0; i < change->len; i++)
+    {
+      OwDiffLine *line = g_ptr_array_index (change, i);
+
+      ow_html_append (html, "<span class=\"line %H\">%s</span>", classes[line->kind], line->text);
+    }
+  g_string_append (html, "</code></pre></details>");
+}
+
 static GString *
 step_html (Step *s)
 {
   GString *html = g_string_new (NULL);
   g_autofree char *verb = NULL, *detail = NULL, *status_class = NULL;
   g_autofree char *provenance = ow_format_provenance (s->provenance);
+  g_autofree char *guarded = ow_format_enforcement (s->enforcement, g_strcmp0 (s->name, "run_shell") == 0);
+  g_autoptr(GPtrArray) change = ow_format_step_change (s->name, s->args, STEP_CHANGE_LINES);
+  const char *note = s->note;
+  const char *reason = s->reason;
 
   ow_format_tool_step (s->name, s->args, s->status, &verb, &detail);
   status_class = ow_html_token (s->status);
@@ -298,22 +329,35 @@ step_html (Step *s)
     ow_html_append (html, " <code class=\"step-detail\">%s</code>", detail);
   g_string_append (html, "</div>");
 
-  if (s->note != NULL || *provenance != '\0' || s->enforcement != NULL || s->reason != NULL)
+  /* An answer is said once, by the provenance ("You allowed it once",
+   * "You denied it", with the person's reason when they gave one), not
+   * also by the card's note and the engine's reason. */
+  if (*provenance != '\0'
+      && (g_strcmp0 (note, _("allowed once")) == 0 || g_strcmp0 (note, _("allowed for this session")) == 0
+          || g_strcmp0 (note, _("always allowed")) == 0 || g_strcmp0 (note, _("denied")) == 0))
+    note = NULL;
+  if (g_strcmp0 (s->status, "denied") == 0 && *provenance != '\0')
+    {
+      if (g_strcmp0 (reason, "denied by the person") == 0)
+        reason = NULL;
+      else if (reason != NULL && g_str_has_prefix (reason, "denied by the person: "))
+        reason += strlen ("denied by the person: ");
+    }
+  if (note != NULL || *provenance != '\0' || guarded != NULL || reason != NULL)
     {
       gboolean sep = FALSE;
       g_string_append (html, "<div class=\"step-meta\">");
-      if (s->note != NULL)
-        ow_html_append (html, "<span class=\"step-note\">%s</span>", s->note), sep = TRUE;
+      if (note != NULL)
+        ow_html_append (html, "<span class=\"step-note\">%s</span>", note), sep = TRUE;
       if (*provenance != '\0')
         ow_html_append (html, "%H<span class=\"step-provenance\">%s</span>", sep ? " · " : "", provenance), sep = TRUE;
-      if (s->enforcement != NULL && *s->enforcement != '\0')
+      if (guarded != NULL)
         {
-          g_autofree char *sandbox = g_strdup_printf (_("sandbox: %s"), s->enforcement);
-          ow_html_append (html, "%H<span class=\"step-sandbox\">%s</span>", sep ? " · " : "", sandbox);
+          ow_html_append (html, "%H<span class=\"step-sandbox\">%s</span>", sep ? " · " : "", guarded);
           sep = TRUE;
         }
-      if (s->reason != NULL && *s->reason != '\0' && g_strcmp0 (s->status, "ok") != 0)
-        ow_html_append (html, "%H<span class=\"step-reason\">%s</span>", sep ? " · " : "", s->reason);
+      if (reason != NULL && *reason != '\0' && g_strcmp0 (s->status, "ok") != 0)
+        ow_html_append (html, "%H<span class=\"step-reason\">%s</span>", sep ? " · " : "", reason);
       g_string_append (html, "</div>");
     }
   if (s->has_exit)
@@ -328,7 +372,9 @@ step_html (Step *s)
         ow_html_append (html, "<pre class=\"terminal-out\"><code>%s</code></pre>", s->output);
       g_string_append (html, "</div>");
     }
-  else if (s->preview != NULL && *s->preview != '\0')
+  if (change != NULL && change->len > 0)
+    append_change (html, s, change);
+  if (!s->has_exit && s->preview != NULL && *s->preview != '\0')
     ow_html_append (html, "<details class=\"step-result\"><summary>%s</summary><pre>%s</pre></details>",
                     _("Result"), s->preview);
   g_string_append (html, "</li>");

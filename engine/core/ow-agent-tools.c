@@ -44,19 +44,34 @@ preview_of (const char *text)
   }
 }
 
-/* The end of a command's output, at most this many characters, rides on
- * tool_finished for the transcripts' terminal block. */
+/* What a person is shown of a command's result, on tool_finished, read
+ * from run_shell's record whatever else it carries (the model got the
+ * lean text):
+ *   exit_code            the code, or null when the command had none
+ *   output               the end of the output, at most DISPLAY_OUTPUT_MAX
+ *                        characters: the desktop's and the browser's
+ *                        terminal block
+ *   output_tail          its last SHELL_TAIL_LINES lines, each cut at
+ *                        SHELL_TAIL_LINE_CHARS: the CLI's lines under the step
+ *   output_lines_hidden  how many lines came before the tail
+ * The output is redacted once here, for every surface. Nothing is added
+ * when the result is not that object. */
 #define DISPLAY_OUTPUT_MAX 4000
+#define SHELL_TAIL_LINES 6
+#define SHELL_TAIL_LINE_CHARS 160
 
-/* What a person is shown of a command's result: its output and its exit
- * code (null when it had none), read from run_shell's result. Nothing when
- * the result is not that object. */
 static void
 add_command_display (JsonObject *data, const char *result_text)
 {
   g_autoptr(JsonObject) result = ow_json_object_from_string (result_text, -1, NULL);
   JsonNode *code;
   const char *output;
+  g_autofree char *safe = NULL;
+  g_autofree char *valid = NULL;
+  const char *shown;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GString) tail = NULL;
+  guint n, first;
 
   if (result == NULL || (code = json_object_get_member (result, "exit_code")) == NULL)
     return;
@@ -67,9 +82,35 @@ add_command_display (JsonObject *data, const char *result_text)
   output = ow_json_get_string (result, "output");
   if (output == NULL)
     return;
-  if (g_utf8_strlen (output, -1) > DISPLAY_OUTPUT_MAX)
-    output = g_utf8_offset_to_pointer (output, g_utf8_strlen (output, -1) - DISPLAY_OUTPUT_MAX);
-  json_object_set_string_member (data, "output", output);
+
+  safe = ow_redact (output);
+  valid = g_utf8_make_valid (safe, -1);
+  shown = valid;
+  if (g_utf8_strlen (shown, -1) > DISPLAY_OUTPUT_MAX)
+    shown = g_utf8_offset_to_pointer (shown, g_utf8_strlen (shown, -1) - DISPLAY_OUTPUT_MAX);
+  json_object_set_string_member (data, "output", shown);
+  if (*valid == '\0')
+    return;
+
+  lines = g_strsplit (g_strchomp (valid), "\n", -1);
+  n = g_strv_length (lines);
+  first = n > SHELL_TAIL_LINES ? n - SHELL_TAIL_LINES : 0;
+  tail = g_string_new (NULL);
+  for (guint i = first; i < n; i++)
+    {
+      g_strdelimit (lines[i], "\r\t", ' ');
+      if (tail->len > 0)
+        g_string_append_c (tail, '\n');
+      if (g_utf8_strlen (lines[i], -1) > SHELL_TAIL_LINE_CHARS)
+        {
+          g_autofree char *head = g_utf8_substring (lines[i], 0, SHELL_TAIL_LINE_CHARS);
+          g_string_append_printf (tail, "%s…", head);
+        }
+      else
+        g_string_append (tail, lines[i]);
+    }
+  json_object_set_string_member (data, "output_tail", tail->str);
+  json_object_set_int_member (data, "output_lines_hidden", first);
 }
 
 OwToolCall *
@@ -97,51 +138,6 @@ _ow_agent_finish_if_parked (GTask *task)
   _ow_agent_emit (run, "turn_parked", data);
   _ow_agent_finish (task, OW_OUTCOME_PARKED, NULL, NULL);
   return TRUE;
-}
-
-/* The lines a person watching wants under a command's step: the end of
- * its output (where the error or the result usually is), redacted, and
- * its exit code when it failed. Read from the result's "output" and
- * "exit_code" members, whatever else the result carries. */
-#define SHELL_TAIL_LINES 6
-#define SHELL_TAIL_LINE_CHARS 160
-
-static void
-add_shell_summary (JsonObject *data, const char *result_text)
-{
-  g_autoptr(JsonObject) result = ow_json_object_from_string (result_text, -1, NULL);
-  const char *output = result != NULL ? ow_json_get_string (result, "output") : NULL;
-
-  if (result == NULL)
-    return;
-  if (json_object_has_member (result, "exit_code")
-      && JSON_NODE_HOLDS_VALUE (json_object_get_member (result, "exit_code")))
-    json_object_set_int_member (data, "exit_code", json_object_get_int_member (result, "exit_code"));
-  if (output != NULL && *output != '\0')
-    {
-      g_autofree char *safe = ow_redact (output);
-      g_autofree char *valid = g_utf8_make_valid (safe, -1);
-      g_auto(GStrv) lines = g_strsplit (g_strchomp (valid), "\n", -1);
-      guint n = g_strv_length (lines);
-      guint first = n > SHELL_TAIL_LINES ? n - SHELL_TAIL_LINES : 0;
-      g_autoptr(GString) tail = g_string_new (NULL);
-
-      for (guint i = first; i < n; i++)
-        {
-          g_strdelimit (lines[i], "\r\t", ' ');
-          if (tail->len > 0)
-            g_string_append_c (tail, '\n');
-          if (g_utf8_strlen (lines[i], -1) > SHELL_TAIL_LINE_CHARS)
-            {
-              g_autofree char *head = g_utf8_substring (lines[i], 0, SHELL_TAIL_LINE_CHARS);
-              g_string_append_printf (tail, "%s…", head);
-            }
-          else
-            g_string_append (tail, lines[i]);
-        }
-      json_object_set_string_member (data, "output_tail", tail->str);
-      json_object_set_int_member (data, "output_lines_hidden", first);
-    }
 }
 
 /* Appends the tool message, emits tool_finished, audits, and moves on. */
@@ -197,10 +193,6 @@ _ow_agent_complete_call (GTask *task, OwToolStatus status, const char *result_te
       if (record != NULL)
         json_object_set_object_member (data, "result", record);
     }
-  /* The desktop's terminal block: the exit code and the output's end,
-   * read from the shell's record (the model got the lean text). */
-  if (g_strcmp0 (call->name, "run_shell") == 0)
-    add_command_display (data, run->cur_record != NULL ? run->cur_record : result_text);
   if (reason != NULL)
     json_object_set_string_member (data, "reason", reason);
   if (run->cur_provenance != NULL)
@@ -208,8 +200,9 @@ _ow_agent_complete_call (GTask *task, OwToolStatus status, const char *result_te
   json_object_set_string_member (data, "enforcement", ow_executor_get_enforcement (agent->executor));
   if (spilled != NULL)
     json_object_set_string_member (data, "spilled_to", spilled);
+  /* The terminal block and the CLI's lines: one display for every surface. */
   if (g_str_equal (call->name, "run_shell"))
-    add_shell_summary (data, run->cur_record != NULL ? run->cur_record : result_text);
+    add_command_display (data, run->cur_record != NULL ? run->cur_record : result_text);
   if (run->shell_changed != NULL && run->shell_changed->len > 0)
     {
       JsonArray *files = json_array_new ();

@@ -559,6 +559,12 @@ make_file (const char *relative, const char *contents)
   g_assert_true (g_file_set_contents (path, contents, -1, NULL));
 }
 
+static gboolean
+popover_shown (gpointer data)
+{
+  return gtk_widget_get_mapped (data);
+}
+
 static void
 test_sandbox (void)
 {
@@ -588,8 +594,8 @@ test_sandbox (void)
   gtk_switch_set_active (GTK_SWITCH (find_named (GTK_WIDGET (page), "sandbox_switch", G_TYPE_INVALID)), TRUE);
   g_assert_true (gtk_widget_get_visible (find_named (GTK_WIDGET (page), "types_box", G_TYPE_INVALID)));
   /* Never "Off" under a switch that is on. */
-  g_assert_false (g_str_has_prefix (gtk_label_get_label (GTK_LABEL (find_named (GTK_WIDGET (page), "switch_detail",
-                                                                                 GTK_TYPE_LABEL))), "Off"));
+  g_assert_false (g_str_has_prefix (adw_action_row_get_subtitle (ADW_ACTION_ROW (find_named (GTK_WIDGET (page), "switch_row",
+                                                                                           ADW_TYPE_ACTION_ROW))), "Off"));
   g_assert_nonnull (find_label (GTK_WIDGET (page), "Turning on:"));
   text = settings_home_config (&home);
   g_assert_null (strstr (text, "sandbox_provider"));   /* nothing written until proved */
@@ -693,6 +699,17 @@ test_sandbox (void)
   g_assert_nonnull (find_label (row, "SSH keys"));
   g_assert_nonnull (find_label (row, "github.com:22"));
   screenshot (GTK_WIDGET (page), "settings-sandbox-options");
+  /* The Add… popover opens from the foot of a long page, scrolled or not. */
+  {
+    GtkWidget *add = find_named (GTK_WIDGET (page), "add_credential_button", GTK_TYPE_BUTTON);
+    GtkWidget *popover = find_type (add, GTK_TYPE_POPOVER);
+
+    g_assert_nonnull (popover);
+    g_signal_emit_by_name (add, "clicked");
+    ow_test_wait_until (popover_shown, popover, "the Add popover to show");
+    screenshot (GTK_WIDGET (page), "settings-sandbox-add");
+    gtk_popover_popdown (GTK_POPOVER (popover));
+  }
   gtk_switch_set_active (GTK_SWITCH (find_type (row, GTK_TYPE_SWITCH)), FALSE);
   wait_config_holds (&home, "enabled = false");
 
@@ -833,6 +850,167 @@ test_window_pages (void)
   g_assert_nonnull (find_label (GTK_WIDGET (window), "Models & Keys"));
   g_assert_nonnull (find_label (GTK_WIDGET (window), "Machines"));
   close_window (window);
+  settings_home_clear (&home);
+}
+
+/* Every page, light and dark, at a phone's width and a laptop's: the
+ * view switcher moves to the bottom when narrow, and nothing is cut. */
+static gboolean
+window_is_width (gpointer data)
+{
+  GtkWidget *window = data;
+
+  /* Within the client-side shadow. */
+  return ABS (gtk_widget_get_width (window) - GPOINTER_TO_INT (g_object_get_data (G_OBJECT (window), "want-width"))) <= 12;
+}
+
+static void
+test_window_sizes (void)
+{
+  SettingsHome home = { 0 };
+  OwSettingsWindow *window;
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  const char *names[] = { "models", "sandbox", "approvals", "machines", "general" };
+  const int widths[] = { 600, 1100 };
+
+  settings_home_init (&home, "sandbox_provider = \"linux\"\n");
+  window = open_window (&home, NULL, "models");
+  for (guint w = 0; w < G_N_ELEMENTS (widths); w++)
+    {
+      g_object_set_data (G_OBJECT (window), "want-width", GINT_TO_POINTER (widths[w]));
+      gtk_window_set_default_size (GTK_WINDOW (window), widths[w], 760);
+      ow_test_wait_until (window_is_width, window, "the window to take its width");
+      ow_test_spin_for (500);   /* the view switcher moves (a revealer) */
+      for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+        {
+          ow_settings_window_set_page (window, names[i]);
+          for (guint dark = 0; dark < 2; dark++)
+            {
+              g_autofree char *name = g_strdup_printf ("settings-%s-%s-%s", names[i], widths[w] < 700 ? "narrow" : "wide",
+                                                       dark ? "dark" : "light");
+
+              adw_style_manager_set_color_scheme (style, dark ? ADW_COLOR_SCHEME_FORCE_DARK
+                                                              : ADW_COLOR_SCHEME_FORCE_LIGHT);
+              screenshot (GTK_WIDGET (window), name);
+            }
+        }
+    }
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+  gtk_window_destroy (GTK_WINDOW (window));
+  settings_home_clear (&home);
+}
+
+/* ---- Search: the preferences window's own ------------------------------------------ */
+
+typedef struct {
+  GtkWidget  *root;
+  const char *title;     /* shown */
+  const char *not;       /* not shown */
+} Shown;
+
+/* A row titled @title that is on screen: with the Models page showing, a
+ * General row can only be on screen as a search result. */
+static GtkWidget *
+mapped_row (GtkWidget *root, const char *title)
+{
+  if (ADW_IS_PREFERENCES_ROW (root) && gtk_widget_get_mapped (root)
+      && g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (root)), title) == 0)
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = mapped_row (c, title);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The header bar's search toggle, by its icon. */
+static GtkWidget *
+search_button (GtkWidget *root)
+{
+  if (GTK_IS_TOGGLE_BUTTON (root) && g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (root)), "edit-find-symbolic") == 0)
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = search_button (c);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+row_shown (gpointer data)
+{
+  Shown *s = data;
+
+  /* The entry filters after a pause, and an empty search matches all. */
+  return mapped_row (s->root, s->title) != NULL && mapped_row (s->root, s->not) == NULL;
+}
+
+static gboolean
+on_page (gpointer data)
+{
+  return g_strcmp0 (ow_settings_window_get_page (data), "general") == 0;
+}
+
+static void
+test_window_search (void)
+{
+  SettingsHome home = { 0 };
+  OwSettingsWindow *window;
+  GtkWidget *entry, *result;
+  Shown login = { NULL, "Start at login", "Appearance" };
+
+  settings_home_init (&home, NULL);
+  window = open_window (&home, NULL, "models");
+  login.root = GTK_WIDGET (window);
+  g_assert_true (adw_preferences_window_get_search_enabled (ADW_PREFERENCES_WINDOW (window)));
+  g_assert_null (mapped_row (GTK_WIDGET (window), "Start at login"));
+
+  /* Typing in the window's search finds a row of another page by its
+   * title, and only rows that match. */
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (search_button (GTK_WIDGET (window))), TRUE);
+  entry = find_type (GTK_WIDGET (window), GTK_TYPE_SEARCH_ENTRY);
+  g_assert_nonnull (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "login");
+  ow_test_wait_until (row_shown, &login, "the search to show Start at login alone");
+  ow_test_spin_for (500);   /* the crossfade to the results */
+  screenshot (GTK_WIDGET (window), "settings-search");
+
+  /* A machine fact is a row of its own, found the same way. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "identity");
+  login.title = "Identity";
+  login.not = "Start at login";
+  ow_test_wait_until (row_shown, &login, "the search to show the Identity fact");
+
+  /* A row of Models & Keys names its page under it, ampersand and all
+   * (libadwaita 1.2 reads that line as markup). */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "default model");
+  login.title = "Default Model";
+  ow_test_wait_until (row_shown, &login, "the search to show Default Model");
+  result = mapped_row (GTK_WIDGET (window), "Default Model");
+  g_assert_nonnull (find_label (result, "Models"));
+  g_assert_cmpstr (gtk_label_get_text (find_label (result, "Models")), ==, "Models & Keys");
+
+  /* A provider is a row of its own too. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "anthropic");
+  login.title = "Claude (Anthropic)";
+  login.not = "Default Model";
+  ow_test_wait_until (row_shown, &login, "the search to show the Anthropic provider");
+
+  /* Choosing a result opens its page. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "login");
+  login.title = "Start at login";
+  login.not = "Identity";
+  ow_test_wait_until (row_shown, &login, "the search to show Start at login again");
+  result = mapped_row (GTK_WIDGET (window), "Start at login");
+  g_signal_emit_by_name (gtk_widget_get_parent (result), "row-activated", result);
+  ow_test_wait_until (on_page, window, "the General page to open");
+  g_assert_cmpstr (adw_preferences_page_get_title (ADW_PREFERENCES_PAGE (ow_settings_window_get_page_widget (window, "models"))),
+                   ==, "Models & Keys");
+  gtk_window_destroy (GTK_WINDOW (window));
   settings_home_clear (&home);
 }
 
@@ -1056,6 +1234,8 @@ main (int argc, char **argv)
 
   g_test_add_func ("/ow/ui-settings/appearance/portal", test_appearance);
   g_test_add_func ("/ow/ui-settings/window/pages", test_window_pages);
+  g_test_add_func ("/ow/ui-settings/window/search", test_window_search);
+  g_test_add_func ("/ow/ui-settings/window/sizes", test_window_sizes);
   g_test_add_func ("/ow/ui-settings/models/keys", test_models_keys);
   g_test_add_func ("/ow/ui-settings/models/settings-dialog", test_model_settings);
   g_test_add_func ("/ow/ui-settings/approvals/rules", test_approvals);

@@ -275,6 +275,91 @@ test_edit_diff_patch_and_others (void)
   g_assert_null (ow_format_edit_diff ("run_shell", shell, NULL, 0));
 }
 
+/* Cards in plain words, whatever the tool: the title says what will
+ * happen, the line says to what, Copy takes the whole of it. */
+static void
+test_approval_words (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ow-format-XXXXXX", NULL);
+  g_autofree char *there = g_build_filename (dir, "there.txt", NULL);
+  static const struct { const char *tool; const char *args; const char *title; const char *subject;
+                        const char *copy; } cases[] = {
+    { "run_shell", "{\"command\":\"make test\"}", "Run this command?", "make test", "make test" },
+    { "write_file", "{\"path\":\"new.txt\",\"content\":\"hi\\n\"}", "Create new.txt?", "new.txt", "hi\n" },
+    { "write_file", "{\"path\":\"there.txt\",\"content\":\"hi\"}", "Change there.txt?", "there.txt", "hi" },
+    { "replace_in_file", "{\"path\":\"src/a.c\",\"old\":\"x\",\"new\":\"y\"}", "Change a.c?", "src/a.c", "y" },
+    { "replace_in_file", "{\"old\":\"x\",\"new\":\"y\"}", "Change a file?", NULL, "y" },
+    { "apply_patch", "{\"patch\":\"*** Begin Patch\"}", "Change files with a patch?", NULL, "*** Begin Patch" },
+    { "web_fetch", "{\"url\":\"https://docs.example.org/a/b?c=1\"}", "Fetch a web page?", "docs.example.org",
+      "https://docs.example.org/a/b?c=1" },
+    { "web_fetch", "{\"url\":\"not a url\"}", "Fetch a web page?", "not a url", "not a url" },
+    { "web_search", "{\"query\":\"gtk 4.8 list view\"}", "Search the web?", "gtk 4.8 list view",
+      "gtk 4.8 list view" },
+    { "request_directory", "{\"path\":\"~/Reports\"}", "Grant access to a folder?", "~/Reports", "~/Reports" },
+    { "slack_post", "{\"text\":\"hi\"}", "Use slack_post?", NULL, NULL },
+  };
+
+  g_assert_true (g_file_set_contents (there, "old", -1, NULL));
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonObject) args = ow_json_object_from_string (cases[i].args, -1, NULL);
+      g_autofree char *title = ow_format_approval_title (cases[i].tool, args, dir, NULL);
+      g_autofree char *subject = ow_format_approval_subject (cases[i].tool, args);
+      g_autofree char *copy = ow_format_approval_copy_text (cases[i].tool, args);
+
+      g_assert_cmpstr (title, ==, cases[i].title);
+      g_assert_cmpstr (subject, ==, cases[i].subject);
+      g_assert_cmpstr (copy, ==, cases[i].copy);
+    }
+  {
+    g_autofree char *named = ow_format_approval_title ("slack_post", NULL, NULL, "Post to #general?");
+    g_assert_cmpstr (named, ==, "Post to #general?");
+  }
+  g_unlink (there);
+  g_rmdir (dir);
+}
+
+static void
+test_enforcement_words (void)
+{
+  static const struct { const char *raw; gboolean command; const char *shown; } cases[] = {
+    { "linux: namespaces+landlock(abi 7)+seccomp", FALSE, "Enforced by the kernel sandbox" },
+    { "linux: namespaces+landlock(abi 7)+seccomp, network open", TRUE,
+      "Enforced by the kernel sandbox, with the network open" },
+    { "openshell 0.1.x: container, landlock (hard requirement), seccomp; network: 2 allowed sites in the policy",
+      FALSE, "Enforced by the OpenShell container" },
+    { "parser only (direct; the command guard is unavailable: no landlock)", TRUE, "Checked by the command parser" },
+    { "parser only (direct; the command guard is unavailable: no landlock)", FALSE, NULL },
+    { "direct", TRUE, "Checked by the command parser" },
+    { "direct, guard (mount namespace, Landlock ABI 7, seccomp)", TRUE, "Enforced by the kernel’s command guard" },
+    { "direct, guard (mount namespace, Landlock ABI 7, seccomp)", FALSE, NULL },
+    { "none (direct; the command guard is lifted for this call: …)", TRUE,
+      "Not guarded: a safety check was approved, or approvals are bypassed" },
+    { "none (sandbox not started)", FALSE, "Not guarded: the sandbox had not started" },
+    { "", TRUE, NULL },
+    { NULL, TRUE, NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *shown = ow_format_enforcement (cases[i].raw, cases[i].command);
+      g_assert_cmpstr (shown, ==, cases[i].shown);
+    }
+}
+
+/* A finished step's write_file change never reads the disk: a relative
+ * path means nothing there, and the file already holds the content. */
+static void
+test_step_change (void)
+{
+  g_autoptr(JsonObject) args = ow_json_object_from_string ("{\"path\":\"/etc/hostname\",\"content\":\"a\\nb\\n\"}",
+                                                           -1, NULL);
+  g_autoptr(GPtrArray) lines = ow_format_step_change ("write_file", args, 2);
+  g_autofree char *text = diff_text (lines);
+
+  g_assert_cmpstr (text, ==, "#/etc/hostname\n+a\n#… and 1 more line\n");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -294,5 +379,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/ui/format/diff/write-existing", test_edit_diff_write_existing);
   g_test_add_func ("/ow/ui/format/diff/new-file-and-cap", test_edit_diff_new_file_and_cap);
   g_test_add_func ("/ow/ui/format/diff/patch-and-others", test_edit_diff_patch_and_others);
+  g_test_add_func ("/ow/ui/format/diff/step-change", test_step_change);
+  g_test_add_func ("/ow/ui/format/approval-words", test_approval_words);
+  g_test_add_func ("/ow/ui/format/enforcement-words", test_enforcement_words);
   return g_test_run ();
 }

@@ -158,10 +158,63 @@ test_tool_step_lifecycle (void)
   html = g_strdup (ow_json_get_string (last, "html"));
   g_assert_nonnull (strstr (html, "status-ok"));
   g_assert_nonnull (strstr (html, "Wrote"));
-  g_assert_nonnull (strstr (html, "allowed once"));
+  /* The answer said once, by the provenance, not also by the card's note. */
+  g_assert_null (strstr (html, ">allowed once<"));
   g_assert_nonnull (strstr (html, "You allowed it once"));
-  g_assert_nonnull (strstr (html, "sandbox: direct"));
+  /* A file tool in direct mode: no word on the command guard. */
+  g_assert_null (strstr (html, "direct"));
+  g_assert_null (strstr (html, "step-sandbox"));
   g_assert_nonnull (strstr (html, "wrote 5 bytes"));
+}
+
+/* A file step shows the change it makes (the content, a diff, a patch),
+ * open while it waits and folded once done; what guarded a step is said
+ * in plain words, never the engine's ("parser only", "landlock(abi 7)"). */
+static void
+test_file_step_change_and_guard (void)
+{
+  g_autoptr(OwTranscriptRenderer) r = ow_transcript_renderer_new ();
+  g_autoptr(JsonArray) ops = NULL;
+  g_autofree char *html = NULL;
+
+  seq = 0;
+  feed (r, "turn_start", "{\"input\":\"fix it\"}");
+  feed (r, "tool_proposed", "{\"name\":\"replace_in_file\",\"call_id\":\"e1\","
+                            "\"arguments\":{\"path\":\"a.txt\",\"old\":\"one\\ntwo\\n\",\"new\":\"one\\n<2>\\n\"}}");
+  feed (r, "permission_required", "{\"name\":\"replace_in_file\",\"call_id\":\"e1\"}");
+  ops = ow_transcript_renderer_take_ops (r);
+  html = ops_html (ops);
+  g_assert_nonnull (strstr (html, "<details class=\"step-change\" open><summary>Changes</summary>"));
+  g_assert_nonnull (strstr (html, "<span class=\"line header\">a.txt</span>"));
+  g_assert_nonnull (strstr (html, "<span class=\"line removed\">two</span>"));
+  g_assert_nonnull (strstr (html, "<span class=\"line added\">&lt;2&gt;</span>"));
+  g_clear_pointer (&ops, json_array_unref);
+  g_clear_pointer (&html, g_free);
+
+  feed (r, "tool_finished", "{\"name\":\"replace_in_file\",\"call_id\":\"e1\",\"status\":\"ok\","
+                            "\"enforcement\":\"linux: namespaces+landlock(abi 7)+seccomp\"}");
+  feed (r, "tool_proposed", "{\"name\":\"write_file\",\"call_id\":\"w1\","
+                            "\"arguments\":{\"path\":\"/etc/hostname\",\"content\":\"x\\ny\\n\"}}");
+  feed (r, "tool_finished", "{\"name\":\"write_file\",\"call_id\":\"w1\",\"status\":\"ok\"}");
+  feed (r, "tool_proposed", "{\"name\":\"run_shell\",\"call_id\":\"s1\",\"arguments\":{\"command\":\"ls\"}}");
+  feed (r, "tool_finished", "{\"name\":\"run_shell\",\"call_id\":\"s1\",\"status\":\"ok\",\"exit_code\":0,"
+                            "\"output\":\"a\\n\",\"enforcement\":\"parser only (direct; the command guard is "
+                            "unavailable: no landlock)\"}");
+  ops = ow_transcript_renderer_take_ops (r);
+  html = ops_html (ops);
+  /* Done: folded. The kernel sandbox walls file tools too. */
+  g_assert_nonnull (strstr (html, "<details class=\"step-change\"><summary>Changes</summary>"));
+  g_assert_nonnull (strstr (html, "Enforced by the kernel sandbox"));
+  /* write_file after the write: its content, not a diff against the
+   * file it has already become (nor any other file on this disk). */
+  g_assert_nonnull (strstr (html, "<summary>Content</summary>"));
+  g_assert_nonnull (strstr (html, "<span class=\"line added\">x</span><span class=\"line added\">y</span>"));
+  g_assert_null (strstr (html, "<summary>Content</summary><pre class=\"diff\"><code><span class=\"line header\">/etc/hostname"
+                             "</span><span class=\"line removed"));
+  g_assert_nonnull (strstr (html, "Checked by the command parser"));
+  g_assert_null (strstr (html, "parser only"));
+  g_assert_null (strstr (html, "landlock"));
+  g_assert_null (strstr (html, "sandbox:"));
 }
 
 /* The step's verb and the group's summary follow the call: waiting while
@@ -188,6 +241,17 @@ test_command_step_states (void)
   html = take_html (r);
   g_assert_nonnull (strstr (html, "Denied"));
   g_assert_null (strstr (html, "Ran"));
+  g_clear_pointer (&html, g_free);
+
+  /* A denial is said once, with the person's reason. */
+  feed (r, "tool_proposed", "{\"name\":\"run_shell\",\"call_id\":\"s3\",\"arguments\":{\"command\":\"rm -r dist\"}}");
+  feed (r, "approval_resolved", "{\"call_id\":\"s3\",\"kind\":\"approval\",\"decision\":\"deny\"}");
+  feed (r, "tool_finished", "{\"name\":\"run_shell\",\"call_id\":\"s3\",\"status\":\"denied\","
+                            "\"provenance\":\"denied by person\",\"reason\":\"denied by the person: not now\"}");
+  html = take_html (r);
+  g_assert_nonnull (strstr (html, "<div class=\"step-meta\"><span class=\"step-provenance\">You denied it</span> · "
+                                  "<span class=\"step-reason\">not now</span></div>"));
+  g_assert_null (strstr (html, "denied by the person"));
   g_clear_pointer (&html, g_free);
 
   /* Allowed: running, then ran, with a terminal block. */
@@ -329,6 +393,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/ui/transcript/streaming-is-coalesced", test_streaming_is_coalesced);
   g_test_add_func ("/ow/ui/transcript/everything-outside-is-escaped", test_everything_outside_is_escaped);
   g_test_add_func ("/ow/ui/transcript/tool-step-lifecycle", test_tool_step_lifecycle);
+  g_test_add_func ("/ow/ui/transcript/file-step-change-and-guard", test_file_step_change_and_guard);
   g_test_add_func ("/ow/ui/transcript/steps-group-per-round", test_steps_group_per_round);
   g_test_add_func ("/ow/ui/transcript/command-step-states", test_command_step_states);
   g_test_add_func ("/ow/ui/transcript/notices", test_notices);

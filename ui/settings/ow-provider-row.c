@@ -9,7 +9,7 @@
 
 struct _OwProviderRow
 {
-  GtkListBoxRow   parent_instance;
+  AdwPreferencesRow parent_instance;
 
   /* template widgets */
   GtkLabel       *title_label;
@@ -28,7 +28,7 @@ struct _OwProviderRow
   OwProviderItem *item;
 };
 
-G_DEFINE_FINAL_TYPE (OwProviderRow, ow_provider_row, GTK_TYPE_LIST_BOX_ROW)
+G_DEFINE_FINAL_TYPE (OwProviderRow, ow_provider_row, ADW_TYPE_PREFERENCES_ROW)
 
 static void
 update_actions (OwProviderRow *self)
@@ -177,6 +177,7 @@ ow_provider_row_new (OwProviderList *list, OwProviderItem *item)
   self->item = g_object_ref (item);
   gtk_widget_set_name (GTK_WIDGET (self), entry->id);
   g_object_bind_property (item, "title", self->title_label, "label", G_BINDING_SYNC_CREATE);
+  g_object_bind_property (item, "title", self, "title", G_BINDING_SYNC_CREATE);
   g_object_bind_property (item, "state-label", self->state_label, "label", G_BINDING_SYNC_CREATE);
   /* TRANSLATORS: the accessible name of a provider's Manage button; %s is the provider */
   manage = g_strdup_printf (_("Manage %s"), entry->title);

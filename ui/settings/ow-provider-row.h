@@ -4,17 +4,19 @@
  * and Save, Test and Remove buttons (the row.save-key, row.test and
  * row.remove-key actions), and for a local server its address
  * (row.save-address). What the last action said shows under the buttons.
+ * An AdwPreferencesRow titled with the provider, so Settings' search finds
+ * it.
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 #include "ow-provider-list.h"
 
 G_BEGIN_DECLS
 
 #define OW_TYPE_PROVIDER_ROW (ow_provider_row_get_type ())
-G_DECLARE_FINAL_TYPE (OwProviderRow, ow_provider_row, OW, PROVIDER_ROW, GtkListBoxRow)
+G_DECLARE_FINAL_TYPE (OwProviderRow, ow_provider_row, OW, PROVIDER_ROW, AdwPreferencesRow)
 
 GtkWidget      *ow_provider_row_new      (OwProviderList *list,
                                           OwProviderItem *item);

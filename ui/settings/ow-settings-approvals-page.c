@@ -16,11 +16,11 @@
 
 struct _OwSettingsApprovalsPage
 {
-  GtkBox          parent_instance;
+  AdwPreferencesPage parent_instance;
 
   /* template widgets */
   GtkDropDown    *mode_drop;
-  GtkLabel       *mode_blurb;
+  AdwActionRow   *mode_row;
   GtkLabel       *mode_message;
   GtkCheckButton *show_all_check;
   GtkListBox     *rules_list;
@@ -41,7 +41,7 @@ struct _OwSettingsApprovalsPage
   gulong          config_handler;
 };
 
-G_DEFINE_FINAL_TYPE (OwSettingsApprovalsPage, ow_settings_approvals_page, GTK_TYPE_BOX)
+G_DEFINE_FINAL_TYPE (OwSettingsApprovalsPage, ow_settings_approvals_page, ADW_TYPE_PREFERENCES_PAGE)
 
 static const char *const default_modes[] = { "ask", "auto-approve", "bypass-approvals", "plan", "discuss", NULL };
 
@@ -326,7 +326,7 @@ refresh_from_config (OwSettingsApprovalsPage *self)
   self->updating = TRUE;
   gtk_drop_down_set_selected (self->mode_drop, selected);
   self->updating = FALSE;
-  gtk_label_set_label (self->mode_blurb, ow_mode_blurb (mode));
+  adw_action_row_set_subtitle (self->mode_row, ow_mode_blurb (mode));
   if (selected == GTK_INVALID_LIST_POSITION)
     {
       /* TRANSLATORS: %s is the path of config.toml */
@@ -373,7 +373,7 @@ on_mode_selected_cb (GtkDropDown *drop, GParamSpec *pspec, gpointer user_data)
 
   if (self->updating || selected >= G_N_ELEMENTS (default_modes) - 1)
     return;
-  gtk_label_set_label (self->mode_blurb, ow_mode_blurb (default_modes[selected]));
+  adw_action_row_set_subtitle (self->mode_row, ow_mode_blurb (default_modes[selected]));
   value = ow_settings_node_string (default_modes[selected]);
   ow_settings_config_set_async (self->ctx, "approval_mode", value, self->cancellable, on_mode_written_cb, self);
 }
@@ -464,7 +464,7 @@ ow_settings_approvals_page_class_init (OwSettingsApprovalsPageClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/com/openworker/ui/settings/ow-settings-approvals-page.ui");
   gtk_widget_class_bind_template_child (widget_class, OwSettingsApprovalsPage, mode_drop);
-  gtk_widget_class_bind_template_child (widget_class, OwSettingsApprovalsPage, mode_blurb);
+  gtk_widget_class_bind_template_child (widget_class, OwSettingsApprovalsPage, mode_row);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsApprovalsPage, mode_message);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsApprovalsPage, show_all_check);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsApprovalsPage, rules_list);

@@ -9,7 +9,7 @@
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 #include "core/ow-context.h"
 #include "policy/ow-rules.h"
@@ -17,7 +17,7 @@
 G_BEGIN_DECLS
 
 #define OW_TYPE_SETTINGS_APPROVALS_PAGE (ow_settings_approvals_page_get_type ())
-G_DECLARE_FINAL_TYPE (OwSettingsApprovalsPage, ow_settings_approvals_page, OW, SETTINGS_APPROVALS_PAGE, GtkBox)
+G_DECLARE_FINAL_TYPE (OwSettingsApprovalsPage, ow_settings_approvals_page, OW, SETTINGS_APPROVALS_PAGE, AdwPreferencesPage)
 
 GtkWidget  *ow_settings_approvals_page_new     (OwContext *ctx);
 /* Reads the standing rules again now (the page also notices changes by itself). */

@@ -12,13 +12,13 @@
 
 struct _OwSettingsGeneralPage
 {
-  GtkBox        parent_instance;
+  AdwPreferencesPage parent_instance;
 
   /* template widgets */
-  GtkLabel     *scratch_label;
+  AdwActionRow *scratch_row;
   GtkSwitch    *background_switch;
   GtkSwitch    *login_switch;
-  GtkLabel     *login_detail;
+  AdwActionRow *login_row;
   GtkDropDown  *appearance_dropdown;
   GtkLabel     *message_label;
 
@@ -32,7 +32,7 @@ struct _OwSettingsGeneralPage
   gulong        config_handler;
 };
 
-G_DEFINE_FINAL_TYPE (OwSettingsGeneralPage, ow_settings_general_page, GTK_TYPE_BOX)
+G_DEFINE_FINAL_TYPE (OwSettingsGeneralPage, ow_settings_general_page, ADW_TYPE_PREFERENCES_PAGE)
 
 gboolean
 ow_settings_get_run_in_background (OwContext *ctx)
@@ -70,7 +70,7 @@ refresh_from_config (OwSettingsGeneralPage *self)
   gboolean custom = ow_config_get_string (ow_context_get_config (self->ctx), "scratch_dir") != NULL;
 
   self->updating = TRUE;
-  gtk_label_set_label (self->scratch_label, shown);
+  adw_action_row_set_subtitle (self->scratch_row, shown);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "general.default-scratch", custom);
   gtk_switch_set_active (self->background_switch, ow_settings_get_run_in_background (self->ctx));
   gtk_drop_down_set_selected (self->appearance_dropdown, ow_appearance_get (self->ctx));
@@ -244,10 +244,10 @@ ow_settings_general_page_class_init (OwSettingsGeneralPageClass *klass)
   ow_settings_ensure_resources ();
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/com/openworker/ui/settings/ow-settings-general-page.ui");
-  gtk_widget_class_bind_template_child (widget_class, OwSettingsGeneralPage, scratch_label);
+  gtk_widget_class_bind_template_child (widget_class, OwSettingsGeneralPage, scratch_row);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsGeneralPage, background_switch);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsGeneralPage, login_switch);
-  gtk_widget_class_bind_template_child (widget_class, OwSettingsGeneralPage, login_detail);
+  gtk_widget_class_bind_template_child (widget_class, OwSettingsGeneralPage, login_row);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsGeneralPage, appearance_dropdown);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsGeneralPage, message_label);
 
@@ -280,12 +280,12 @@ ow_settings_general_page_new (OwContext *ctx, OwAutostart *autostart)
       g_autofree char *detail = g_strdup_printf (_("OpenWorker starts in the background when you log in (%s)."),
                                                  where);
 
-      gtk_label_set_label (self->login_detail, detail);
+      adw_action_row_set_subtitle (self->login_row, detail);
       gtk_switch_set_active (self->login_switch, ow_autostart_is_enabled (autostart));
     }
   else
     {
-      gtk_label_set_label (self->login_detail, _("Not available on this system."));
+      adw_action_row_set_subtitle (self->login_row, _("Not available on this system."));
       gtk_widget_set_sensitive (GTK_WIDGET (self->login_switch), FALSE);
     }
   g_signal_connect (self->background_switch, "notify::active", G_CALLBACK (on_background_cb), self);

@@ -9,7 +9,7 @@
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 #include "core/ow-context.h"
 #include "store/ow-autostart.h"
@@ -17,7 +17,7 @@
 G_BEGIN_DECLS
 
 #define OW_TYPE_SETTINGS_GENERAL_PAGE (ow_settings_general_page_get_type ())
-G_DECLARE_FINAL_TYPE (OwSettingsGeneralPage, ow_settings_general_page, OW, SETTINGS_GENERAL_PAGE, GtkBox)
+G_DECLARE_FINAL_TYPE (OwSettingsGeneralPage, ow_settings_general_page, OW, SETTINGS_GENERAL_PAGE, AdwPreferencesPage)
 
 /* @autostart: this system's start-at-login, or NULL when there is none. */
 GtkWidget *ow_settings_general_page_new (OwContext   *ctx,

@@ -11,10 +11,13 @@
 
 struct _OwSettingsMachinesPage
 {
-  GtkBox      parent_instance;
+  AdwPreferencesPage parent_instance;
 
   /* template widgets */
-  GtkListBox *facts_list;
+  AdwPreferencesGroup *facts_group;
+
+  /* borrowed references: the rows of facts_group, in order */
+  GPtrArray  *fact_rows;
 
   /* owned references */
   OwContext  *ctx;
@@ -24,31 +27,27 @@ struct _OwSettingsMachinesPage
   gulong      config_handler;
 };
 
-G_DEFINE_FINAL_TYPE (OwSettingsMachinesPage, ow_settings_machines_page, GTK_TYPE_BOX)
+G_DEFINE_FINAL_TYPE (OwSettingsMachinesPage, ow_settings_machines_page, ADW_TYPE_PREFERENCES_PAGE)
 
+/* Sets the fact named @name, making its row the first time: the rows are
+ * the group's own, so the window's search finds them. */
 static void
-add_fact (OwSettingsMachinesPage *self, const char *name, const char *title, const char *value)
+set_fact (OwSettingsMachinesPage *self, guint index, const char *name, const char *title, const char *value)
 {
-  GtkWidget *row = gtk_list_box_row_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  GtkWidget *key = gtk_label_new (title);
-  GtkWidget *val = gtk_label_new (value);
+  AdwActionRow *row;
 
-  gtk_widget_set_name (row, name);
-  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
-  gtk_label_set_xalign (GTK_LABEL (key), 0);
-  gtk_widget_set_size_request (key, 160, -1);
-  gtk_widget_add_css_class (key, "dim-label");
-  gtk_label_set_xalign (GTK_LABEL (val), 0);
-  gtk_label_set_wrap (GTK_LABEL (val), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (val), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_selectable (GTK_LABEL (val), TRUE);
-  gtk_widget_set_hexpand (val, TRUE);
-  gtk_accessible_update_relation (GTK_ACCESSIBLE (val), GTK_ACCESSIBLE_RELATION_LABELLED_BY, key, NULL, -1);
-  gtk_box_append (GTK_BOX (box), key);
-  gtk_box_append (GTK_BOX (box), val);
-  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
-  gtk_list_box_append (self->facts_list, row);
+  if (index >= self->fact_rows->len)
+    {
+      GtkWidget *made = adw_action_row_new ();
+
+      gtk_widget_set_name (made, name);
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (made), FALSE);
+      adw_preferences_group_add (self->facts_group, made);
+      g_ptr_array_add (self->fact_rows, made);
+    }
+  row = g_ptr_array_index (self->fact_rows, index);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  adw_action_row_set_subtitle (row, value);
 }
 
 static void
@@ -60,19 +59,16 @@ refresh (OwSettingsMachinesPage *self)
   const char *store = self->secrets == NULL ? _("No secret store: keys come from the environment only.")
                       : self->store_notice != NULL ? self->store_notice : _("Checking…");
   g_autofree char *folders = g_strdup_printf (_("Settings in %s\nState in %s"), paths->config_dir, paths->state_dir);
-  GtkWidget *child;
 
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->facts_list))) != NULL)
-    gtk_list_box_remove (self->facts_list, child);
-  add_fact (self, "name", _("Name"), g_get_host_name ());
-  add_fact (self, "system", _("System"), system != NULL ? system : _("Unknown"));
-  add_fact (self, "version", _("OpenWorker"), OW_VERSION);
-  add_fact (self, "folders", _("Folders"), folders);
-  add_fact (self, "keys", _("Keys"), store);
-  add_fact (self, "sandbox", _("Sandbox"),
+  set_fact (self, 0, "name", _("Name"), g_get_host_name ());
+  set_fact (self, 1, "system", _("System"), system != NULL ? system : _("Unknown"));
+  set_fact (self, 2, "version", _("OpenWorker"), OW_VERSION);
+  set_fact (self, 3, "folders", _("Folders"), folders);
+  set_fact (self, 4, "keys", _("Keys"), store);
+  set_fact (self, 5, "sandbox", _("Sandbox"),
             provider == NULL || g_str_equal (provider, "direct") ? _("None: tools run in OpenWorker’s own process")
                                                                  : ow_sandbox_type_title (provider));
-  add_fact (self, "identity", _("Identity"), _("Not made yet"));
+  set_fact (self, 6, "identity", _("Identity"), _("Not made yet"));
 }
 
 /* Naming the store may ask D-Bus which keyring answers: not on the main loop. */
@@ -120,6 +116,7 @@ ow_settings_machines_page_finalize (GObject *object)
   OwSettingsMachinesPage *self = OW_SETTINGS_MACHINES_PAGE (object);
 
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->fact_rows, g_ptr_array_unref);
   g_free (self->store_notice);
   G_OBJECT_CLASS (ow_settings_machines_page_parent_class)->finalize (object);
 }
@@ -136,7 +133,7 @@ ow_settings_machines_page_class_init (OwSettingsMachinesPageClass *klass)
   ow_settings_ensure_resources ();
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/com/openworker/ui/settings/ow-settings-machines-page.ui");
-  gtk_widget_class_bind_template_child (widget_class, OwSettingsMachinesPage, facts_list);
+  gtk_widget_class_bind_template_child (widget_class, OwSettingsMachinesPage, facts_group);
 }
 
 static void
@@ -144,6 +141,7 @@ ow_settings_machines_page_init (OwSettingsMachinesPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
+  self->fact_rows = g_ptr_array_new ();
 }
 
 GtkWidget *

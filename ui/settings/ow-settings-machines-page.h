@@ -9,14 +9,14 @@
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 #include "core/ow-context.h"
 
 G_BEGIN_DECLS
 
 #define OW_TYPE_SETTINGS_MACHINES_PAGE (ow_settings_machines_page_get_type ())
-G_DECLARE_FINAL_TYPE (OwSettingsMachinesPage, ow_settings_machines_page, OW, SETTINGS_MACHINES_PAGE, GtkBox)
+G_DECLARE_FINAL_TYPE (OwSettingsMachinesPage, ow_settings_machines_page, OW, SETTINGS_MACHINES_PAGE, AdwPreferencesPage)
 
 /* @secrets: the key store to name (may be NULL). */
 GtkWidget *ow_settings_machines_page_new (OwContext     *ctx,

@@ -13,14 +13,16 @@
 
 struct _OwSettingsModelsPage
 {
-  GtkBox          parent_instance;
+  AdwPreferencesPage parent_instance;
 
   /* template widgets */
   GtkLabel       *store_label;
   GtkDropDown    *default_drop;
   gboolean        implicit_default;   /* the shown default is the first that can run, not a saved one */
   GtkLabel       *default_note;
-  GtkListBox     *providers_list;
+  AdwPreferencesGroup *makers_group;
+  AdwPreferencesGroup *resellers_group;
+  AdwPreferencesGroup *local_group;
   GtkListBox     *models_list;
   GtkEntry       *add_model_entry;
   GtkLabel       *add_model_error;
@@ -39,7 +41,7 @@ struct _OwSettingsModelsPage
   gulong          config_handler;
 };
 
-G_DEFINE_FINAL_TYPE (OwSettingsModelsPage, ow_settings_models_page, GTK_TYPE_BOX)
+G_DEFINE_FINAL_TYPE (OwSettingsModelsPage, ow_settings_models_page, ADW_TYPE_PREFERENCES_PAGE)
 
 enum { SIGNAL_PROVIDERS_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
@@ -387,32 +389,31 @@ on_default_selected_cb (GtkDropDown *drop, GParamSpec *pspec, gpointer user_data
 
 /* ---- Providers ---------------------------------------------------------------------- */
 
-static GtkWidget *
-create_provider_row (gpointer item, gpointer user_data)
-{
-  OwSettingsModelsPage *self = user_data;
-
-  return ow_provider_row_new (self->providers, OW_PROVIDER_ITEM (item));
-}
-
-/* A title above the first row of each group of the catalog. */
+/* Each provider's row goes in its part of the catalogue, the group's
+ * own list, where the window's search finds it. The catalogue is read
+ * once; the rows follow their items from then on. */
 static void
-provider_header (GtkListBoxRow *row, GtkListBoxRow *before, gpointer user_data)
+add_provider_rows (OwSettingsModelsPage *self)
 {
-  OwProviderItem *item = ow_provider_row_get_item (OW_PROVIDER_ROW (row));
-  const char *group = ow_provider_item_get_entry (item)->group;
-  GtkWidget *header;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->providers));
+  AdwPreferencesGroup *groups[] = { self->makers_group, self->resellers_group, self->local_group };
+  static const char *const names[] = { "cloud", "reseller", "local" };
+  guint counts[G_N_ELEMENTS (groups)] = { 0 };
 
-  if (before != NULL
-      && g_strcmp0 (ow_provider_item_get_entry (ow_provider_row_get_item (OW_PROVIDER_ROW (before)))->group, group) == 0)
+  for (guint g = 0; g < G_N_ELEMENTS (groups); g++)
+    adw_preferences_group_set_title (groups[g], ow_provider_group_title (names[g]));
+
+  for (guint i = 0; i < n; i++)
     {
-      gtk_list_box_row_set_header (row, NULL);
-      return;
+      g_autoptr(OwProviderItem) item = g_list_model_get_item (G_LIST_MODEL (self->providers), i);
+      const char *group = ow_provider_item_get_entry (item)->group;
+      guint g = g_strcmp0 (group, "reseller") == 0 ? 1 : g_strcmp0 (group, "local") == 0 ? 2 : 0;
+
+      adw_preferences_group_add (groups[g], ow_provider_row_new (self->providers, item));
+      counts[g]++;
     }
-  header = gtk_label_new (ow_provider_group_title (group));
-  gtk_label_set_xalign (GTK_LABEL (header), 0);
-  gtk_widget_add_css_class (header, "ow-list-header");
-  gtk_list_box_row_set_header (row, header);
+  for (guint g = 0; g < G_N_ELEMENTS (groups); g++)
+    gtk_widget_set_visible (GTK_WIDGET (groups[g]), counts[g] > 0);
 }
 
 /* ---- Actions -------------------------------------------------------------------------- */
@@ -535,7 +536,9 @@ ow_settings_models_page_class_init (OwSettingsModelsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, OwSettingsModelsPage, store_label);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsModelsPage, default_drop);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsModelsPage, default_note);
-  gtk_widget_class_bind_template_child (widget_class, OwSettingsModelsPage, providers_list);
+  gtk_widget_class_bind_template_child (widget_class, OwSettingsModelsPage, makers_group);
+  gtk_widget_class_bind_template_child (widget_class, OwSettingsModelsPage, resellers_group);
+  gtk_widget_class_bind_template_child (widget_class, OwSettingsModelsPage, local_group);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsModelsPage, models_list);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsModelsPage, add_model_entry);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsModelsPage, add_model_error);
@@ -572,8 +575,7 @@ ow_settings_models_page_new (OwContext *ctx, OwSecretStore *secrets)
   else
     g_signal_connect (self->providers, "notify::loaded", G_CALLBACK (on_providers_loaded_cb), self);
 
-  gtk_list_box_bind_model (self->providers_list, G_LIST_MODEL (self->providers), create_provider_row, self, NULL);
-  gtk_list_box_set_header_func (self->providers_list, provider_header, NULL, NULL);
+  add_provider_rows (self);
   n = g_list_model_get_n_items (G_LIST_MODEL (self->providers));
   for (guint i = 0; i < n; i++)
     {

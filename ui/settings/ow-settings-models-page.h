@@ -7,7 +7,7 @@
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 #include "core/ow-context.h"
 #include "ow-provider-list.h"
@@ -15,7 +15,7 @@
 G_BEGIN_DECLS
 
 #define OW_TYPE_SETTINGS_MODELS_PAGE (ow_settings_models_page_get_type ())
-G_DECLARE_FINAL_TYPE (OwSettingsModelsPage, ow_settings_models_page, OW, SETTINGS_MODELS_PAGE, GtkBox)
+G_DECLARE_FINAL_TYPE (OwSettingsModelsPage, ow_settings_models_page, OW, SETTINGS_MODELS_PAGE, AdwPreferencesPage)
 
 /* @secrets: where keys are saved (NULL: none can be). */
 GtkWidget      *ow_settings_models_page_new            (OwContext     *ctx,

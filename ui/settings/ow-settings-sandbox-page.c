@@ -19,24 +19,25 @@
 
 struct _OwSettingsSandboxPage
 {
-  GtkBox        parent_instance;
+  AdwPreferencesPage parent_instance;
 
   /* template widgets */
   GtkSwitch    *sandbox_switch;
-  GtkLabel     *switch_detail;
+  AdwActionRow *switch_row;
   GtkLabel     *message_label;
   GtkWidget    *types_box;
   GtkListBox   *types_list;
-  GtkWidget    *options_box;
-  GtkListBox   *network_list;
-  GtkWidget    *allowlist_row;
+  GtkWidget    *options_box;      /* the network group */
+  GtkWidget    *toolchains_group;
+  GtkWidget    *credentials_group;
+  AdwActionRow *allowlist_row;
   GtkCheckButton *allowlist_radio;
   GtkCheckButton *open_radio;
-  GtkLabel     *sites_summary;
   GtkListBox   *toolchains_list;
   GtkListBox   *credentials_list;
   GtkListBox   *catalogue_list;
   GtkPopover   *add_popover;
+  GtkWidget    *add_credential_button;
 
   /* owned references */
   OwContext    *ctx;
@@ -51,10 +52,11 @@ struct _OwSettingsSandboxPage
   gboolean      want_on;        /* switched on, no type chosen yet */
   gboolean      busy;           /* a setup or a write is running */
   guint         n_statuses;
+  guint         popup_ticks;    /* frames to wait before the Add popover opens */
   gulong        config_handler;
 };
 
-G_DEFINE_FINAL_TYPE (OwSettingsSandboxPage, ow_settings_sandbox_page, GTK_TYPE_BOX)
+G_DEFINE_FINAL_TYPE (OwSettingsSandboxPage, ow_settings_sandbox_page, ADW_TYPE_PREFERENCES_PAGE)
 
 enum { PROP_0, PROP_N_STATUSES, PROP_BUSY, N_PROPS };
 static GParamSpec *props[N_PROPS];
@@ -485,6 +487,8 @@ update_visibility (OwSettingsSandboxPage *self)
 
   gtk_widget_set_visible (self->types_box, on || self->want_on);
   gtk_widget_set_visible (self->options_box, on);
+  gtk_widget_set_visible (self->toolchains_group, on);
+  gtk_widget_set_visible (self->credentials_group, on);
 }
 
 static void update_switch_detail (OwSettingsSandboxPage *self, const char *provider);
@@ -536,15 +540,6 @@ on_network_toggled_cb (GtkCheckButton *button, gpointer user_data)
     return;
   value = ow_settings_node_string (chosen);
   write_key (self, "sandbox_network_profile", value);
-}
-
-/* A click anywhere on a network row chooses it. */
-static void
-on_network_row_activated_cb (GtkListBox *list, GtkListBoxRow *row, gpointer user_data)
-{
-  OwSettingsSandboxPage *self = user_data;
-
-  gtk_check_button_set_active (GTK_WIDGET (row) == self->allowlist_row ? self->allowlist_radio : self->open_radio, TRUE);
 }
 
 static void
@@ -1065,7 +1060,7 @@ update_switch_detail (OwSettingsSandboxPage *self, const char *provider)
                                     "checks’ parser stands between them and your files: the command guard is "
                                     "unavailable (%s)."), guard);
     }
-  gtk_label_set_label (self->switch_detail, detail);
+  adw_action_row_set_subtitle (self->switch_row, detail);
 }
 
 static void
@@ -1086,7 +1081,7 @@ refresh_from_config (OwSettingsSandboxPage *self)
     summary = g_strdup (_("No sites yet: commands reach nothing until you choose some."));
   else
     summary = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u site allowed", "%u sites allowed", n_hosts), n_hosts);
-  gtk_label_set_label (self->sites_summary, summary);
+  adw_action_row_set_subtitle (self->allowlist_row, summary);
   refresh_toolchains (self);
   refresh_credentials (self);
   refresh_catalogue (self);
@@ -1103,6 +1098,41 @@ on_config_changed_cb (OwContext *ctx, gpointer user_data)
 
 /* ---- GObject ------------------------------------------------------------------------------ */
 
+/* ---- The Add… popover ---------------------------------------------------------------- */
+
+/* The button sits at the foot of a long page. Opened while scrolled out
+ * of sight (a screen reader's press, a keyboard user's), a popover would
+ * be placed off the monitor (GTK 4.8 then has no monitor for it): the page
+ * is scrolled to the button first, and the popover opens once the frame
+ * after has laid the page out again. */
+static gboolean
+popup_after_layout_cb (GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
+{
+  OwSettingsSandboxPage *self = user_data;
+
+  if (--self->popup_ticks > 0)
+    return G_SOURCE_CONTINUE;
+  gtk_popover_popup (self->add_popover);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_add_credential_clicked_cb (GtkButton *button, gpointer user_data)
+{
+  OwSettingsSandboxPage *self = user_data;
+  GtkWidget *scroller = gtk_widget_get_ancestor (GTK_WIDGET (button), GTK_TYPE_SCROLLED_WINDOW);
+  GtkWidget *content = scroller != NULL ? gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (scroller)) : NULL;
+  graphene_rect_t bounds;
+
+  if (self->popup_ticks > 0)
+    return;   /* already on its way */
+  if (content != NULL && gtk_widget_compute_bounds (GTK_WIDGET (button), content, &bounds))
+    gtk_adjustment_clamp_page (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller)),
+                               bounds.origin.y - 12, bounds.origin.y + bounds.size.height + 12);
+  self->popup_ticks = 2;
+  gtk_widget_add_tick_callback (GTK_WIDGET (button), popup_after_layout_cb, self, NULL);
+}
+
 static void
 ow_settings_sandbox_page_dispose (GObject *object)
 {
@@ -1110,6 +1140,8 @@ ow_settings_sandbox_page_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
   g_clear_signal_handler (&self->config_handler, self->ctx);
+  if (self->add_popover != NULL && gtk_widget_get_parent (GTK_WIDGET (self->add_popover)) != NULL)
+    gtk_widget_unparent (GTK_WIDGET (self->add_popover));
   gtk_widget_dispose_template (GTK_WIDGET (self), OW_TYPE_SETTINGS_SANDBOX_PAGE);
   g_clear_object (&self->ctx);
   G_OBJECT_CLASS (ow_settings_sandbox_page_parent_class)->dispose (object);
@@ -1166,20 +1198,22 @@ ow_settings_sandbox_page_class_init (OwSettingsSandboxPageClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/com/openworker/ui/settings/ow-settings-sandbox-page.ui");
   gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, sandbox_switch);
-  gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, switch_detail);
+  gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, switch_row);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, message_label);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, types_box);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, types_list);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, options_box);
-  gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, network_list);
+  gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, toolchains_group);
+  gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, credentials_group);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, allowlist_row);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, allowlist_radio);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, open_radio);
-  gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, sites_summary);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, toolchains_list);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, credentials_list);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, catalogue_list);
   gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, add_popover);
+  gtk_widget_class_bind_template_child (widget_class, OwSettingsSandboxPage, add_credential_button);
+  gtk_widget_class_bind_template_callback (widget_class, on_add_credential_clicked_cb);
 
   gtk_widget_class_install_action (widget_class, "sandbox.setup", "s", setup_activated);
   gtk_widget_class_install_action (widget_class, "sandbox.check", NULL, check_activated);
@@ -1195,6 +1229,7 @@ static void
 ow_settings_sandbox_page_init (OwSettingsSandboxPage *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_widget_set_parent (GTK_WIDGET (self->add_popover), self->add_credential_button);
   self->cancellable = g_cancellable_new ();
   self->statuses = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) json_object_unref);
   self->providers = ow_sandbox_backend_list_registered ();
@@ -1214,7 +1249,6 @@ ow_settings_sandbox_page_new (OwContext *ctx)
   g_signal_connect (self->sandbox_switch, "notify::active", G_CALLBACK (on_switch_active_cb), self);
   g_signal_connect (self->allowlist_radio, "toggled", G_CALLBACK (on_network_toggled_cb), self);
   g_signal_connect (self->open_radio, "toggled", G_CALLBACK (on_network_toggled_cb), self);
-  g_signal_connect (self->network_list, "row-activated", G_CALLBACK (on_network_row_activated_cb), self);
   self->config_handler = g_signal_connect (ctx, "config-changed", G_CALLBACK (on_config_changed_cb), self);
   check_all (self);
   scan = g_task_new (NULL, self->cancellable, on_home_scanned_cb, self);

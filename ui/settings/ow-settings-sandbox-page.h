@@ -11,14 +11,14 @@
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 #include "core/ow-context.h"
 
 G_BEGIN_DECLS
 
 #define OW_TYPE_SETTINGS_SANDBOX_PAGE (ow_settings_sandbox_page_get_type ())
-G_DECLARE_FINAL_TYPE (OwSettingsSandboxPage, ow_settings_sandbox_page, OW, SETTINGS_SANDBOX_PAGE, GtkBox)
+G_DECLARE_FINAL_TYPE (OwSettingsSandboxPage, ow_settings_sandbox_page, OW, SETTINGS_SANDBOX_PAGE, AdwPreferencesPage)
 
 GtkWidget  *ow_settings_sandbox_page_new            (OwContext *ctx);
 /* How many status checks have answered (tests wait for them). */

@@ -5,7 +5,9 @@
 #include "ow-settings-window-private.h"
 #include "ow-settings-io.h"
 
+#include <adwaita.h>
 #include <glib/gi18n-lib.h>
+#include <string.h>
 
 #include "ow-settings-approvals-page.h"
 #include "ow-settings-general-page.h"
@@ -15,16 +17,19 @@
 
 struct _OwSettingsWindow
 {
-  GtkWindow  parent_instance;
+  AdwPreferencesWindow parent_instance;
 
-  /* template widgets */
-  GtkStack  *stack;
+  /* borrowed references: the window holds its pages */
+  GtkWidget *pages[5];
+
+  /* owned: each page's title as the view switcher shows it */
+  char      *titles[5];
 
   /* owned references */
   OwContext *ctx;
 };
 
-G_DEFINE_FINAL_TYPE (OwSettingsWindow, ow_settings_window, GTK_TYPE_WINDOW)
+G_DEFINE_FINAL_TYPE (OwSettingsWindow, ow_settings_window, ADW_TYPE_PREFERENCES_WINDOW)
 
 enum { PROP_0, PROP_PAGE, N_PROPS };
 static GParamSpec *props[N_PROPS];
@@ -54,7 +59,7 @@ const char *
 ow_settings_window_get_page (OwSettingsWindow *self)
 {
   g_return_val_if_fail (OW_IS_SETTINGS_WINDOW (self), NULL);
-  return gtk_stack_get_visible_child_name (self->stack);
+  return adw_preferences_window_get_visible_page_name (ADW_PREFERENCES_WINDOW (self));
 }
 
 void
@@ -66,14 +71,17 @@ ow_settings_window_set_page (OwSettingsWindow *self, const char *page)
     page = page_names[0];
   if (g_strcmp0 (ow_settings_window_get_page (self), page) == 0)
     return;
-  gtk_stack_set_visible_child_name (self->stack, page);
+  adw_preferences_window_set_visible_page_name (ADW_PREFERENCES_WINDOW (self), page);
 }
 
 GtkWidget *
 ow_settings_window_get_page_widget (OwSettingsWindow *self, const char *page)
 {
   g_return_val_if_fail (OW_IS_SETTINGS_WINDOW (self), NULL);
-  return gtk_stack_get_child_by_name (self->stack, page);
+  for (guint i = 0; i < G_N_ELEMENTS (self->pages); i++)
+    if (self->pages[i] != NULL && g_strcmp0 (adw_preferences_page_get_name (ADW_PREFERENCES_PAGE (self->pages[i])), page) == 0)
+      return self->pages[i];
+  return NULL;
 }
 
 static void
@@ -83,7 +91,7 @@ on_providers_changed_cb (GtkWidget *page, gpointer user_data)
 }
 
 static void
-on_visible_child_cb (GtkStack *stack, GParamSpec *pspec, gpointer user_data)
+on_visible_page_cb (GObject *window, GParamSpec *pspec, gpointer user_data)
 {
   g_object_notify_by_pspec (G_OBJECT (user_data), props[PROP_PAGE]);
 }
@@ -114,12 +122,67 @@ ow_settings_window_set_property (GObject *object, guint prop_id, const GValue *v
     }
 }
 
+/* libadwaita 1.2 puts a page's title, unescaped, into the markup of each
+ * search result's subtitle ("Models & Keys → …" is not valid markup, and
+ * the subtitle is lost with a warning); later versions escape it. While
+ * the search shows (the view switcher, which takes the title as plain
+ * text, is hidden then), the pages carry their titles escaped: set on
+ * "toggled", which comes before the window's own handler of "active"
+ * shows the results. The header's crossfade from the view switcher to
+ * the search entry is turned off, so the escaped titles never show. */
+static void
+on_search_toggled_cb (GtkToggleButton *button, gpointer user_data)
+{
+  OwSettingsWindow *self = user_data;
+  gboolean searching = gtk_toggle_button_get_active (button);
+
+  for (guint i = 0; i < G_N_ELEMENTS (self->pages) && self->pages[i] != NULL; i++)
+    {
+      g_autofree char *escaped = g_markup_escape_text (self->titles[i], -1);
+
+      adw_preferences_page_set_title (ADW_PREFERENCES_PAGE (self->pages[i]), searching ? escaped : self->titles[i]);
+    }
+}
+
+/* The header bar's search toggle, found by its icon (1.2 has no API for
+ * the search mode), and its search entry. */
+static GtkWidget *
+find_search_button (GtkWidget *root)
+{
+  if (GTK_IS_TOGGLE_BUTTON (root) && g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (root)), "edit-find-symbolic") == 0)
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_search_button (c);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_type (GtkWidget *root, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (root, type))
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_type (c, type);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static void
 ow_settings_window_dispose (GObject *object)
 {
   OwSettingsWindow *self = OW_SETTINGS_WINDOW (object);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), OW_TYPE_SETTINGS_WINDOW);
+  memset (self->pages, 0, sizeof self->pages);
+  for (guint i = 0; i < G_N_ELEMENTS (self->titles); i++)
+    g_clear_pointer (&self->titles[i], g_free);
   g_clear_object (&self->ctx);
   G_OBJECT_CLASS (ow_settings_window_parent_class)->dispose (object);
 }
@@ -149,7 +212,6 @@ ow_settings_window_class_init (OwSettingsWindowClass *klass)
 
   ow_settings_ensure_resources ();
   gtk_widget_class_set_template_from_resource (widget_class, "/com/openworker/ui/settings/ow-settings-window.ui");
-  gtk_widget_class_bind_template_child (widget_class, OwSettingsWindow, stack);
 
   gtk_widget_class_install_property_action (widget_class, "settings.page", "page");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
@@ -161,7 +223,36 @@ ow_settings_window_init (OwSettingsWindow *self)
 {
   load_css_once ();
   gtk_widget_init_template (GTK_WIDGET (self));
-  g_signal_connect (self->stack, "notify::visible-child", G_CALLBACK (on_visible_child_cb), self);
+  g_signal_connect (self, "notify::visible-page-name", G_CALLBACK (on_visible_page_cb), self);
+  {
+    GtkWidget *search = find_search_button (GTK_WIDGET (self));
+    GtkWidget *entry = find_type (GTK_WIDGET (self), GTK_TYPE_SEARCH_ENTRY);
+    GtkWidget *header_stack = entry != NULL ? gtk_widget_get_ancestor (entry, GTK_TYPE_STACK) : NULL;
+
+    /* 1.2 leaves both without a name a screen reader can say. */
+    if (search != NULL)
+      gtk_accessible_update_property (GTK_ACCESSIBLE (search), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Search"), -1);
+    if (entry != NULL)
+      gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Search settings"), -1);
+    if (adw_get_major_version () == 1 && adw_get_minor_version () < 3 && search != NULL && header_stack != NULL)
+      {
+        g_signal_connect (search, "toggled", G_CALLBACK (on_search_toggled_cb), self);
+        gtk_stack_set_transition_type (GTK_STACK (header_stack), GTK_STACK_TRANSITION_TYPE_NONE);
+      }
+  }
+}
+
+static void
+add_page (OwSettingsWindow *self, GtkWidget *page)
+{
+  guint i = 0;
+
+  while (self->pages[i] != NULL)
+    i++;
+  g_assert (i < G_N_ELEMENTS (self->pages));
+  self->pages[i] = page;
+  self->titles[i] = g_strdup (adw_preferences_page_get_title (ADW_PREFERENCES_PAGE (page)));
+  adw_preferences_window_add (ADW_PREFERENCES_WINDOW (self), ADW_PREFERENCES_PAGE (page));
 }
 
 GtkWindow *
@@ -178,11 +269,12 @@ ow_settings_window_new_for (GtkApplication *application, OwContext *ctx, OwSecre
   self->ctx = g_object_ref (ctx);
   models = ow_settings_models_page_new (ctx, secrets);
   g_signal_connect_object (models, "providers-changed", G_CALLBACK (on_providers_changed_cb), self, 0);
-  gtk_stack_add_titled (self->stack, models, "models", _("Models & Keys"));
-  gtk_stack_add_titled (self->stack, ow_settings_sandbox_page_new (ctx), "sandbox", _("Sandbox"));
-  gtk_stack_add_titled (self->stack, ow_settings_approvals_page_new (ctx), "approvals", _("Approvals"));
-  gtk_stack_add_titled (self->stack, ow_settings_machines_page_new (ctx, secrets), "machines", _("Machines"));
-  gtk_stack_add_titled (self->stack, ow_settings_general_page_new (ctx, autostart), "general", _("General"));
+  /* Each page names itself, its title and its icon in its template. */
+  add_page (self, models);
+  add_page (self, ow_settings_sandbox_page_new (ctx));
+  add_page (self, ow_settings_approvals_page_new (ctx));
+  add_page (self, ow_settings_machines_page_new (ctx, secrets));
+  add_page (self, ow_settings_general_page_new (ctx, autostart));
   ow_settings_window_set_page (self, page);
   return GTK_WINDOW (self);
 }

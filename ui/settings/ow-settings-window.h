@@ -1,21 +1,22 @@
 /* ow-settings-window.h: the Settings window.
  *
- * One window with a sidebar of pages — Models & Keys ("models"), Sandbox
+ * An AdwPreferencesWindow of pages — Models & Keys ("models"), Sandbox
  * ("sandbox"), Approvals ("approvals"), Machines ("machines") and General
- * ("general") — over the application's engine: its OwContext, secret
- * store and session host. The "page" property (and the settings.page
- * action) says which page shows.
+ * ("general"), each an AdwPreferencesPage of groups — over the
+ * application's engine: its OwContext, secret store and session host.
+ * Its search finds the rows of every page by title and subtitle. The
+ * "page" property (and the settings.page action) says which page shows.
  */
 #pragma once
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
 
 G_BEGIN_DECLS
 
 typedef struct _OwApplication OwApplication;
 
 #define OW_TYPE_SETTINGS_WINDOW (ow_settings_window_get_type ())
-G_DECLARE_FINAL_TYPE (OwSettingsWindow, ow_settings_window, OW, SETTINGS_WINDOW, GtkWindow)
+G_DECLARE_FINAL_TYPE (OwSettingsWindow, ow_settings_window, OW, SETTINGS_WINDOW, AdwPreferencesWindow)
 
 /**
  * ow_settings_window_new:

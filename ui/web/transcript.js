@@ -163,7 +163,12 @@
     const copy = event.target.closest('button.copy');
     if (copy) {
       const code = copy.parentElement.querySelector('code') || copy.parentElement;
-      post({ action: 'copy', text: code.textContent });
+      // A change copies the text the file ends with: no removed lines,
+      // no file names or elisions.
+      const text = copy.parentElement.classList.contains('diff')
+        ? Array.from(code.querySelectorAll('.line.added, .line.context'), (l) => l.textContent).join('\n')
+        : code.textContent;
+      post({ action: 'copy', text });
       copy.textContent = strings.copied;
       setTimeout(() => { copy.textContent = strings.copy; }, 1500);
       return;
