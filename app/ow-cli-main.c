@@ -14,6 +14,7 @@
 #include "core/ow-context.h"
 #include "headless/ow-cli-admin.h"
 #include "headless/ow-cli-keys.h"
+#include "headless/ow-cli-mcp.h"
 #include "headless/ow-run.h"
 #include "ow-redact.h"
 #include "ow-secret-env.h"
@@ -36,6 +37,8 @@ static const struct {
   { { "keys", "remove", NULL }, "remove model keys" },
   { { "keys", "set", NULL }, "save model keys" },
   { { "machine", "sandbox", "remove" }, "turn the machine sandbox off" },
+  { { "mcp", "add", NULL }, "add MCP servers" },
+  { { "mcp", "remove", NULL }, "remove MCP servers" },
   { { "machine", "sandbox", "setup" }, "change the machine sandbox" },
   { { "rules", "add", NULL }, "add standing rules" },
   { { "rules", "revoke", NULL }, "revoke standing rules" },
@@ -78,6 +81,7 @@ print_usage (FILE *out)
          "  inbox      List and answer approvals and questions parked for a person\n"
          "  audit      Verify the tamper-evident audit trail\n"
          "  keys       List, save, remove and test model keys (kept in the OS keyring)\n"
+         "  mcp        List, add, remove and inspect the machine's MCP servers\n"
          "  version    Print the version\n"
          "  help       Show this help\n", out);
 }
@@ -126,6 +130,8 @@ main (int argc, char **argv)
     return ow_audit_main (argc - 1, argv + 1);
   if (g_str_equal (argv[1], "keys"))
     return ow_keys_main (argc - 1, argv + 1);
+  if (g_str_equal (argv[1], "mcp"))
+    return ow_mcp_main (argc - 1, argv + 1);
   if (g_str_equal (argv[1], "version") || g_str_equal (argv[1], "--version"))
     {
       printf ("openworker %s\n", OW_VERSION);

@@ -266,7 +266,11 @@ parse_entry (const char *name,
   if ((s = ow_json_get_string (entry, "command")) != NULL)
     c->command = expand (r, s);
   if ((s = ow_json_get_string (entry, "url")) != NULL)
-    c->url = expand (r, s);
+    {
+      c->url = expand (r, s);
+      if (g_ascii_strncasecmp (c->url, "http://", 7) != 0 && g_ascii_strncasecmp (c->url, "https://", 8) != 0)
+        g_string_append (problems, "“url” must be an http:// or https:// address. ");
+    }
   if ((s = ow_json_get_string (entry, "cwd")) != NULL)
     c->cwd = expand (r, s);
   if ((s = ow_json_get_string (entry, "client_id")) != NULL)

@@ -7,11 +7,12 @@ machine's, a trusted workspace's and never an untrusted one's, none with
 import json
 import os
 import sqlite3
+import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from owtest import TEST_KEYS, RunTestCase  # noqa: E402
+from owtest import OPENWORKER_PATH, TEST_KEYS, RunTestCase  # noqa: E402
 
 EVERYTHING = os.environ.get("OW_MCP_EVERYTHING", "")
 
@@ -138,6 +139,62 @@ class McpRun(RunTestCase):
         r, _ = self.run_with([], ["--mcp-config", os.path.join(self.tmp, "nope.json")])
         self.assertEqual(r.code, 2)
         self.assertIn("nope.json: no such file", r.stderr)
+
+
+class McpCli(RunTestCase):
+    """`openworker mcp list|add|remove|tools` against the real mcp.json."""
+
+    def ow(self, *args, **extra):
+        env = self.env(**extra)
+        return subprocess.run([OPENWORKER_PATH, "mcp", *args], env=env, capture_output=True, text=True, timeout=60)
+
+    def test_add_list_tools_remove(self):
+        if not os.path.isfile(EVERYTHING):
+            self.fail(f"server-everything is missing at {EVERYTHING!r}")
+        r = self.ow("list")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("No MCP servers", r.stdout)
+        r = self.ow("add", "everything", "--env", "GREETING=hi", "--", "node", EVERYTHING, "stdio")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(self.home, "config", "mcp.json")) as f:
+            saved = json.load(f)["mcpServers"]["everything"]
+        self.assertEqual(saved, {"command": "node", "args": [EVERYTHING, "stdio"], "env": {"GREETING": "hi"}})
+        r = self.ow("list", "--json")
+        self.assertEqual([s["name"] for s in json.loads(r.stdout)], ["everything"])
+        r = self.ow("tools", "everything", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        tools = {t["name"]: t for t in json.loads(r.stdout)}
+        self.assertEqual(tools["mcp__everything__echo"]["server_name"], "echo")
+        self.assertEqual({t["risk"] for t in tools.values()}, {"external"})
+        # A second add under the same name is refused; the entry is kept.
+        r = self.ow("add", "everything", "--url", "https://example.org/mcp")
+        self.assertEqual(r.returncode, 2)
+        r = self.ow("remove", "everything")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("No MCP servers", self.ow("list").stdout)
+
+    def test_bad_entries_are_refused(self):
+        r = self.ow("add", "ftp", "--url", "ftp://example.org")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("http:// or https://", r.stderr)
+        r = self.ow("add", "two", "--url", "https://example.org/mcp", "--", "true")
+        self.assertEqual(r.returncode, 2)
+        r = self.ow("add", "bad name", "--", "true")
+        self.assertEqual(r.returncode, 2)
+        self.assertFalse(os.path.exists(os.path.join(self.home, "config", "mcp.json")))
+        # Control: a good one is taken.
+        self.assertEqual(self.ow("add", "web", "--url", "https://example.org/mcp").returncode, 0)
+
+    def test_a_session_cannot_add_or_remove_a_server(self):
+        r = self.ow("add", "x", "--", "true", OPENWORKER_SESSION_COMMAND="1")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("only a person can add MCP servers", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.home, "config", "mcp.json")))
+        # Control: the person can; then the session cannot remove it, but may list.
+        self.assertEqual(self.ow("add", "x", "--", "true").returncode, 0)
+        r = self.ow("remove", "x", OPENWORKER_SESSION_COMMAND="1")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("x", self.ow("list", OPENWORKER_SESSION_COMMAND="1").stdout)
 
 
 if __name__ == "__main__":
