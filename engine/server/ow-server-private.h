@@ -140,6 +140,7 @@ const OwRoute *ow_server_misc_routes      (guint *n);   /* ow-server-routes.c */
 const OwRoute *ow_server_provider_routes  (guint *n);   /* ow-server-providers.c */
 const OwRoute *ow_server_openai_routes    (guint *n);   /* ow-server-openai.c */
 const OwRoute *ow_server_oauth_routes     (guint *n);   /* ow-server-oauth.c */
+const OwRoute *ow_server_mcp_routes       (guint *n);   /* ow-server-mcp.c */
 /* The server listens: tells its OwOAuth where the callback is. */
 void           ow_server_oauth_listening  (OwServer *self);
 

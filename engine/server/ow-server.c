@@ -263,7 +263,7 @@ typedef struct {
   guint          n;
 } RouteTable;
 
-static RouteTable tables[5];
+static RouteTable tables[6];
 
 static void
 ensure_tables (void)
@@ -277,6 +277,7 @@ ensure_tables (void)
       tables[2].routes = ow_server_provider_routes (&tables[2].n);
       tables[3].routes = ow_server_openai_routes (&tables[3].n);
       tables[4].routes = ow_server_oauth_routes (&tables[4].n);
+      tables[5].routes = ow_server_mcp_routes (&tables[5].n);
       g_once_init_leave (&done, 1);
     }
 }

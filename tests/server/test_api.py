@@ -471,6 +471,48 @@ class Inbox(ServerTestCase):
         self.assertFalse(items[0]["session_exists"])
 
 
+class Mcp(ServerTestCase):
+    """The machine's MCP servers start with the server, in the background,
+    and GET /v1/mcp shows what every session is offered."""
+
+    def restart_with(self, servers):
+        os.makedirs(os.path.join(self.home, "config"), exist_ok=True)
+        with open(os.path.join(self.home, "config", "mcp.json"), "w") as f:
+            json.dump({"mcpServers": servers}, f)
+        self.assertEqual(self.srv.stop(), 0)
+        self.srv = self.start_server()
+
+    def test_servers_and_their_tools(self):
+        everything = os.environ.get("OW_MCP_EVERYTHING", "")
+        self.assertTrue(os.path.isfile(everything), f"server-everything missing at {everything!r}")
+        self.restart_with({"everything": {"command": "node", "args": [everything, "stdio"]},
+                           "broken": {"command": "/nonexistent/mcp"},
+                           "unusable": {"url": "ftp://example.org"},
+                           "off": {"command": "true", "enabled": False}})
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            servers = {s["name"]: s for s in self.api("/v1/mcp").json["servers"]}
+            if servers["everything"]["status"] == "connected" and servers["broken"]["status"] == "error":
+                break
+            time.sleep(0.1)
+        self.assertEqual(servers["everything"]["status"], "connected", servers)
+        self.assertGreater(servers["everything"]["tool_count"], 5)
+        self.assertEqual(servers["broken"]["status"], "error")
+        self.assertTrue(servers["broken"]["last_error"])
+        self.assertEqual(servers["unusable"]["status"], "error")
+        self.assertIn("http://", servers["unusable"]["last_error"])
+        self.assertEqual(servers["off"]["status"], "disabled")
+        tools = {t["name"]: t for t in self.api("/v1/mcp/everything/tools").json["tools"]}
+        self.assertEqual(tools["mcp__everything__echo"]["server_name"], "echo")
+        self.assertEqual({t["risk"] for t in tools.values()}, {"external"})
+        self.assertError(self.api("/v1/mcp/nosuch/tools"), 404, "no running MCP server")
+        # The route needs the token like every other.
+        self.assertEqual(self.api("/v1/mcp", token=False).status, 401)
+
+    def test_no_mcp_json_no_servers(self):
+        self.assertEqual(self.api("/v1/mcp").json["servers"], [])
+
+
 class Workspaces(ServerTestCase):
     def test_open_recent_trust(self):
         proj = os.path.join(self.tmp, "proj")
