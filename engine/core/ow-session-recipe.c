@@ -3,6 +3,9 @@
 
 #include "core/ow-session-recipe.h"
 
+/* The window assumed for the tool budget when the model's is not known. */
+#define OW_RECIPE_DEFAULT_WINDOW 128000
+
 #include "policy/ow-reviewer.h"
 #include "tools/ow-builtin-tools.h"
 #include "tools/ow-web-tools.h"
@@ -47,6 +50,14 @@ build_tools (const OwSessionRecipe *recipe, const OwCoworker *coworker, gboolean
   ow_tool_registry_add_provider (tools, OW_TOOL_PROVIDER (builtins));
   for (guint i = 0; recipe->tool_providers != NULL && recipe->tool_providers[i] != NULL; i++)
     ow_tool_registry_add_provider (tools, recipe->tool_providers[i]);
+  /* Tools from other sources (MCP servers, connectors) are sent in full
+   * while their definitions fit in 5% of the window (a token taken as
+   * four bytes); past that they wait behind tool_search. */
+  {
+    gint64 window = recipe->settings != NULL && recipe->settings->context_size > 0 ? recipe->settings->context_size
+                                                                                    : OW_RECIPE_DEFAULT_WINDOW;
+    ow_tool_registry_set_definition_budget (tools, (gsize) (window * 4 / 20));
+  }
   return g_steal_pointer (&tools);
 }
 

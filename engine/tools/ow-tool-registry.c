@@ -10,6 +10,8 @@
 
 #include "tools/ow-tool-registry.h"
 
+#include "tools/ow-tool-search.h"
+
 #include <string.h>
 
 #include "ow-error.h"
@@ -29,6 +31,9 @@ struct _OwToolRegistry
   GArray     *members;  /* Member, in the order they were added */
   GPtrArray  *tools;    /* OwTool*: the merged view, by source then name */
   GHashTable *by_name;  /* name (borrowed from the tool) → OwTool* in the view */
+  gsize       budget;   /* bytes of non-built-in definitions sent in full; 0: all */
+  GHashTable *loaded;   /* names tool_search has sent in full (owned) */
+  OwTool     *search;   /* the tool_search tool, once a budget is set */
 };
 
 static void registry_list_iface_init (GListModelInterface *iface);
@@ -166,6 +171,8 @@ ow_tool_registry_finalize (GObject *object)
 
   g_array_unref (self->members);
   g_hash_table_unref (self->by_name);
+  g_hash_table_unref (self->loaded);
+  g_clear_object (&self->search);
   g_ptr_array_unref (self->tools);
   G_OBJECT_CLASS (ow_tool_registry_parent_class)->finalize (object);
 }
@@ -183,6 +190,7 @@ ow_tool_registry_init (OwToolRegistry *self)
   self->members = g_array_new (FALSE, FALSE, sizeof (Member));
   self->tools = g_ptr_array_new_with_free_func (g_object_unref);
   self->by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  self->loaded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 OwToolRegistry *
@@ -232,7 +240,11 @@ ow_tool_registry_remove_provider (OwToolRegistry *self, OwToolProvider *provider
 OwTool *
 ow_tool_registry_lookup (OwToolRegistry *self, const char *name)
 {
-  return g_hash_table_lookup (self->by_name, name);
+  OwTool *tool = g_hash_table_lookup (self->by_name, name);
+
+  if (tool == NULL && self->search != NULL && g_strcmp0 (name, OW_TOOL_SEARCH_NAME) == 0)
+    return self->search;
+  return tool;
 }
 
 guint
@@ -247,13 +259,100 @@ ow_tool_registry_get_tool (OwToolRegistry *self, guint index)
   return g_ptr_array_index (self->tools, index);
 }
 
+/* ---- Deferred definitions (ow-tool-search.h) ----------------------------- */
+
+static gboolean
+is_builtin (OwTool *tool)
+{
+  return g_strcmp0 (ow_tool_get_source (tool), "builtin") == 0;
+}
+
+/* The bytes of @tool's definition on the wire, measured once (a tool's
+ * schema does not change while it is an item). */
+static gsize
+definition_size (OwTool *tool)
+{
+  static GQuark quark;
+  gpointer known;
+
+  if (quark == 0)
+    quark = g_quark_from_static_string ("ow-definition-size");
+  known = g_object_get_qdata (G_OBJECT (tool), quark);
+  if (known == NULL)
+    {
+      g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), ow_tool_get_schema (tool));
+      g_autofree char *text = json_to_string (node, FALSE);
+
+      known = GSIZE_TO_POINTER (strlen (text) + 1);
+      g_object_set_qdata (G_OBJECT (tool), quark, known);
+    }
+  return GPOINTER_TO_SIZE (known) - 1;
+}
+
+void
+ow_tool_registry_set_definition_budget (OwToolRegistry *self, gsize bytes)
+{
+  g_return_if_fail (OW_IS_TOOL_REGISTRY (self));
+  self->budget = bytes;
+  if (bytes > 0 && self->search == NULL)
+    self->search = ow_tool_search_new (self);
+}
+
+GPtrArray *
+ow_tool_registry_dup_deferred (OwToolRegistry *self)
+{
+  GPtrArray *deferred = g_ptr_array_new_with_free_func (g_object_unref);
+  gsize bytes = 0;
+
+  if (self->budget == 0)
+    return deferred;
+  for (guint i = 0; i < self->tools->len && bytes <= self->budget; i++)
+    {
+      OwTool *t = g_ptr_array_index (self->tools, i);
+
+      if (!is_builtin (t))
+        bytes += definition_size (t);
+    }
+  if (bytes <= self->budget)
+    return deferred;
+  for (guint i = 0; i < self->tools->len; i++)
+    {
+      OwTool *t = g_ptr_array_index (self->tools, i);
+
+      if (!is_builtin (t) && !g_hash_table_contains (self->loaded, ow_tool_get_name (t)))
+        g_ptr_array_add (deferred, g_object_ref (t));
+    }
+  return deferred;
+}
+
+void
+ow_tool_registry_load_deferred (OwToolRegistry *self, const char *name)
+{
+  g_return_if_fail (OW_IS_TOOL_REGISTRY (self));
+  g_hash_table_add (self->loaded, g_strdup (name));
+}
+
 JsonArray *
 ow_tool_registry_dup_definitions (OwToolRegistry *self)
 {
-  JsonArray *arr = json_array_sized_new (self->tools->len);
+  JsonArray *arr = json_array_sized_new (self->tools->len + 1);
+  g_autoptr(GPtrArray) deferred = ow_tool_registry_dup_deferred (self);
+  g_autoptr(GHashTable) skip = g_hash_table_new (g_direct_hash, g_direct_equal);
 
+  for (guint i = 0; i < deferred->len; i++)
+    g_hash_table_add (skip, g_ptr_array_index (deferred, i));
   for (guint i = 0; i < self->tools->len; i++)
-    json_array_add_object_element (arr, json_object_ref (ow_tool_get_schema (g_ptr_array_index (self->tools, i))));
+    {
+      OwTool *t = g_ptr_array_index (self->tools, i);
+
+      if (!g_hash_table_contains (skip, t))
+        json_array_add_object_element (arr, json_object_ref (ow_tool_get_schema (t)));
+    }
+  if (deferred->len > 0)
+    {
+      ow_tool_search_set_deferred (self->search, deferred);
+      json_array_add_object_element (arr, json_object_ref (ow_tool_get_schema (self->search)));
+    }
   return arr;
 }
 

@@ -30,6 +30,16 @@ OwTool         *ow_tool_registry_get_tool        (OwToolRegistry *self, guint in
 /* The function schemas, in offer order (a new array of references). */
 JsonArray      *ow_tool_registry_dup_definitions (OwToolRegistry *self);
 
+/* Deferral (ow-tool-search.h): past @bytes of definitions from sources
+ * other than the built-ins, those tools are named in one tool_search tool
+ * instead of sent in full, until tool_search loads them. 0 (the default):
+ * every definition in full. */
+void            ow_tool_registry_set_definition_budget (OwToolRegistry *self, gsize bytes);
+/* The tools whose definitions are held back now. (transfer full) */
+GPtrArray      *ow_tool_registry_dup_deferred    (OwToolRegistry *self);
+/* Sends @name's definition in full from the next model call on. */
+void            ow_tool_registry_load_deferred   (OwToolRegistry *self, const char *name);
+
 /* Bounds a tool result for the model: when @text is longer than @max_bytes
  * (0 = unbounded) the full text is written to @spill_dir/<call_id>.txt and
  * the result becomes its head plus a note naming that file. Returns the

@@ -4,7 +4,10 @@
  * as an MCP server's does) in a real registry; no doubles of the registry
  * itself.
  */
+#include <string.h>
+
 #include "ow-error.h"
+#include "ow-test-utils.h"
 #include "ow-json.h"
 #include "policy/ow-policy.h"
 #include "tool-provider-test-util.h"
@@ -182,6 +185,130 @@ test_builtins_first (void)
 
     g_assert_null (none);
     g_assert_error (bad_error, OW_TOOL_ERROR, OW_TOOL_ERROR_UNKNOWN_TOOL);
+  }
+}
+
+static char *
+definition_names (OwToolRegistry *registry, gsize *bytes)
+{
+  g_autoptr(JsonArray) defs = ow_tool_registry_dup_definitions (registry);
+  g_autoptr(JsonNode) node = json_node_init_array (json_node_alloc (), json_array_ref (defs));
+  g_autofree char *text = json_to_string (node, FALSE);
+  GString *names = g_string_new (NULL);
+
+  for (guint i = 0; i < json_array_get_length (defs); i++)
+    g_string_append_printf (names, "%s%s", i > 0 ? " " : "",
+                            json_object_get_string_member (json_object_get_object_member (
+                              json_array_get_object_element (defs, i), "function"), "name"));
+  if (bytes != NULL)
+    *bytes = strlen (text);
+  return g_string_free (names, FALSE);
+}
+
+static void
+on_search_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  OwToolResult **out = user_data;
+
+  *out = ow_tool_call_finish (OW_TOOL (source), result, NULL);
+  g_assert_nonnull (*out);
+}
+
+static OwToolResult *
+search (OwToolRegistry *registry, const char *args_json)
+{
+  OwTool *tool = ow_tool_registry_lookup (registry, "tool_search");
+  g_autoptr(JsonObject) args = ow_json_object_from_string (args_json, -1, NULL);
+  OwToolContext ctx = { NULL, NULL, NULL };
+  OwToolResult *result = NULL;
+
+  g_assert_nonnull (tool);
+  ow_tool_call_async (tool, &ctx, args, NULL, NULL, NULL, on_search_done_cb, &result);
+  OW_TEST_WAIT_UNTIL (result != NULL);
+  return result;
+}
+
+/* Past the budget, tools of other sources wait behind tool_search (the
+ * built-ins never do); a search loads the matching ones for every later
+ * call; under the budget nothing changes. */
+static void
+test_deferred_definitions (void)
+{
+  static const char *const groups[] = { "interaction", NULL };
+  g_autoptr(GError) error = NULL;
+  OwBuiltinToolsOptions bo = { .groups = groups };
+  g_autoptr(OwBuiltinTools) builtins = ow_builtin_tools_new_for_session (&bo, &error);
+  g_autoptr(OwTestTools) mcp = ow_test_tools_new ("mcp:many");
+  g_autoptr(OwToolRegistry) registry = ow_tool_registry_new ();
+  g_autofree char *full = NULL, *deferred = NULL, *after = NULL;
+  gsize full_bytes = 0, deferred_bytes = 0;
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < 200; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("mcp__many__tool_%03u", i);
+      ow_test_tools_add (mcp, name);
+    }
+  ow_tool_registry_add_provider (registry, OW_TOOL_PROVIDER (builtins));
+  ow_tool_registry_add_provider (registry, OW_TOOL_PROVIDER (mcp));
+
+  /* No budget: everything in full, and no tool_search. */
+  full = definition_names (registry, &full_bytes);
+  g_assert_nonnull (strstr (full, "mcp__many__tool_199"));
+  g_assert_null (strstr (full, "tool_search"));
+  g_assert_null (ow_tool_registry_lookup (registry, "tool_search"));
+
+  /* A budget the 200 definitions outgrow: the built-ins and tool_search. */
+  ow_tool_registry_set_definition_budget (registry, 4000);
+  deferred = definition_names (registry, &deferred_bytes);
+  g_assert_cmpstr (deferred, ==, "ask_user request_directory tool_search");
+  g_assert_cmpuint (deferred_bytes, <, full_bytes / 2);
+  {
+    g_autoptr(JsonArray) defs = ow_tool_registry_dup_definitions (registry);
+    JsonObject *fn = json_object_get_object_member (json_array_get_object_element (defs, 2), "function");
+    const char *description = json_object_get_string_member (fn, "description");
+
+    /* Every deferred tool is named, with its one line. */
+    g_assert_nonnull (strstr (description, "- mcp__many__tool_000: A test tool."));
+    g_assert_nonnull (strstr (description, "- mcp__many__tool_199: A test tool."));
+  }
+  /* A deferred tool still runs when called by name. */
+  g_assert_nonnull (ow_tool_registry_lookup (registry, "mcp__many__tool_007"));
+
+  /* Searching loads what matches, for every later call. */
+  {
+    g_autoptr(OwToolResult) r = search (registry, "{\"names\": [\"mcp__many__tool_007\", \"nosuch\"]}");
+    g_autoptr(JsonObject) obj = ow_json_object_from_string (r->text, -1, NULL);
+    JsonArray *tools = json_object_get_array_member (obj, "tools");
+
+    g_assert_cmpint (r->status, ==, OW_TOOL_STATUS_OK);
+    g_assert_cmpuint (json_array_get_length (tools), ==, 1);
+    g_assert_nonnull (strstr (r->text, "\"parameters\""));
+  }
+  after = definition_names (registry, NULL);
+  g_assert_cmpstr (after, ==, "ask_user request_directory mcp__many__tool_007 tool_search");
+  /* Words match names and descriptions; the answer is bounded. */
+  {
+    g_autoptr(OwToolResult) r = search (registry, "{\"query\": \"test tool\"}");
+    g_autoptr(JsonObject) obj = ow_json_object_from_string (r->text, -1, NULL);
+
+    g_assert_cmpuint (json_array_get_length (json_object_get_array_member (obj, "tools")), ==, 8);
+    g_assert_nonnull (strstr (r->text, "narrow the query"));
+  }
+  {
+    g_autoptr(OwToolResult) r = search (registry, "{\"query\": \"telepathy\"}");
+    g_assert_nonnull (strstr (r->text, "no tool matched"));
+  }
+  {
+    g_autoptr(OwToolResult) r = search (registry, "{}");
+    g_assert_cmpint (r->status, ==, OW_TOOL_STATUS_ERROR);
+  }
+
+  /* A budget they fit in: everything in full again. */
+  ow_tool_registry_set_definition_budget (registry, full_bytes * 2);
+  {
+    g_autofree char *again = definition_names (registry, NULL);
+    g_assert_cmpstr (again, ==, full);
   }
 }
 
@@ -381,6 +508,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/tools/registry/stable-order", test_stable_order);
   g_test_add_func ("/ow/tools/registry/follows-provider", test_follows_provider);
   g_test_add_func ("/ow/tools/registry/builtins-first", test_builtins_first);
+  g_test_add_func ("/ow/tools/registry/deferred-definitions", test_deferred_definitions);
   g_test_add_func ("/ow/tools/tool/result-content", test_result_content);
   g_test_add_func ("/ow/tools/tool/defaults", test_tool_defaults);
   g_test_add_func ("/ow/tools/tool/target-argument", test_target_argument_feeds_rules);
