@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "mcp/ow-mcp-config.h"
+#include "mcp/ow-mcp-edit.h"
 #include "mcp/ow-mcp-provider.h"
 #include "ow-json.h"
 #include "store/ow-paths.h"
@@ -50,60 +51,7 @@ print_usage (FILE *out)
 static char *
 mcp_json_path (void)
 {
-  g_autoptr(OwPaths) paths = ow_paths_new_default ();
-
-  return g_build_filename (paths->config_dir, "mcp.json", NULL);
-}
-
-/* mcp.json as an object (an empty one when the file does not exist). */
-static JsonObject *
-load_file (const char *path, GError **error)
-{
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  g_autoptr(GError) local = NULL;
-  JsonObject *obj;
-
-  if (!g_file_get_contents (path, &text, &len, &local))
-    {
-      if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        return json_object_new ();
-      g_propagate_error (error, g_steal_pointer (&local));
-      return NULL;
-    }
-  obj = ow_json_object_from_string (text, (gssize) len, &local);
-  if (obj == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "%s is not a JSON object (%s); nothing was changed",
-                   path, local != NULL ? local->message : "unreadable");
-      return NULL;
-    }
-  return obj;
-}
-
-static gboolean
-save_file (const char *path, JsonObject *obj, GError **error)
-{
-  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), obj);
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autofree char *text = NULL;
-  g_autofree char *dir = g_path_get_dirname (path);
-
-  json_generator_set_root (gen, node);
-  json_generator_set_pretty (gen, TRUE);
-  text = json_generator_to_data (gen, NULL);
-  return ow_paths_ensure_dir (dir, error) && ow_write_file_atomic (path, text, -1, 0600, error);
-}
-
-static gboolean
-valid_name (const char *name)
-{
-  if (name == NULL || *name == '\0' || strlen (name) > 40)
-    return FALSE;
-  for (const char *p = name; *p; p++)
-    if (!g_ascii_isalnum (*p) && *p != '-' && *p != '_')
-      return FALSE;
-  return TRUE;
+  return ow_mcp_edit_default_path ();
 }
 
 /* ---- list ------------------------------------------------------------------ */
@@ -171,13 +119,12 @@ mcp_add (int argc, char **argv)
   const char *name = argc > 2 ? argv[2] : NULL;
   g_autofree char *path = mcp_json_path ();
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) file = NULL;
   g_autoptr(JsonObject) entry = json_object_new ();
-  JsonObject *servers, *env = NULL, *headers = NULL;
+  JsonObject *env = NULL, *headers = NULL;
   const char *url = NULL;
   int i;
 
-  if (!valid_name (name))
+  if (!ow_mcp_edit_valid_name (name))
     return fail (2, "`mcp add` needs a server name of letters, digits, - and _ (at most 40), "
                     "for example `openworker mcp add files -- npx @modelcontextprotocol/server-filesystem ~/notes`.");
   for (i = 3; i < argc; i++)
@@ -232,40 +179,12 @@ mcp_add (int argc, char **argv)
   if (headers != NULL)
     json_object_set_object_member (entry, "headers", headers);
 
-  /* The entry must be one the engine reads. */
-  {
-    g_autoptr(JsonObject) probe = json_object_new ();
-    JsonObject *probe_servers = json_object_new ();
-    g_autofree char *text = NULL;
-    g_autoptr(GPtrArray) parsed = NULL;
-    g_autoptr(JsonNode) node = NULL;
-
-    json_object_set_object_member (probe_servers, name, json_object_ref (entry));
-    json_object_set_object_member (probe, "mcpServers", probe_servers);
-    node = json_node_init_object (json_node_alloc (), probe);
-    text = json_to_string (node, FALSE);
-    parsed = ow_mcp_config_parse (text, -1, NULL, NULL, &error);
-    if (parsed == NULL)
-      return fail (2, "%s", error->message);
-    if (parsed->len == 1 && ((OwMcpServerConfig *) g_ptr_array_index (parsed, 0))->error != NULL)
-      return fail (2, "%s Nothing was changed.", ((OwMcpServerConfig *) g_ptr_array_index (parsed, 0))->error);
-  }
-
-  file = load_file (path, &error);
-  if (file == NULL)
-    return fail (1, "%s", error->message);
-  servers = ow_json_get_object (file, "mcpServers");
-  if (servers == NULL)
+  if (!ow_mcp_edit_add (path, name, entry, &error))
     {
-      servers = json_object_new ();
-      json_object_set_object_member (file, "mcpServers", servers);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+        return fail (2, "%s Remove it first (`openworker mcp remove %s`).", error->message, name);
+      return fail (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT) ? 2 : 1, "%s", error->message);
     }
-  if (json_object_has_member (servers, name))
-    return fail (2, "there is already an MCP server named \"%s\"; remove it first (`openworker mcp remove %s`).",
-                 name, name);
-  json_object_set_object_member (servers, name, json_object_ref (entry));
-  if (!save_file (path, file, &error))
-    return fail (1, "could not save %s: %s", path, error->message);
   printf ("Added the MCP server \"%s\". Its tools are offered to new sessions as mcp__%s__…; "
           "each asks before it runs.\n", name, name);
   return 0;
@@ -276,20 +195,12 @@ mcp_remove (const char *name)
 {
   g_autofree char *path = mcp_json_path ();
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) file = NULL;
-  JsonObject *servers;
 
   if (name == NULL)
     return fail (2, "`mcp remove` needs the server's name; `openworker mcp list` shows them.");
-  file = load_file (path, &error);
-  if (file == NULL)
-    return fail (1, "%s", error->message);
-  servers = ow_json_get_object (file, "mcpServers");
-  if (servers == NULL || !json_object_has_member (servers, name))
-    return fail (2, "there is no MCP server named \"%s\"; `openworker mcp list` shows them.", name);
-  json_object_remove_member (servers, name);
-  if (!save_file (path, file, &error))
-    return fail (1, "could not save %s: %s", path, error->message);
+  if (!ow_mcp_edit_remove (path, name, &error))
+    return fail (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND) ? 2 : 1, "%s `openworker mcp list` shows them.",
+                 error->message);
   printf ("Removed the MCP server \"%s\".\n", name);
   return 0;
 }
