@@ -129,9 +129,12 @@ static void
 fixture_tear_down (Fixture       *f,
                    gconstpointer  data)
 {
-  ow_mcp_client_stop (f->client);
-  g_assert_finalize_object (f->provider);
-  g_assert_finalize_object (f->client);
+  if (f->client != NULL)
+    ow_mcp_client_stop (f->client);
+  if (f->provider != NULL)
+    g_assert_finalize_object (f->provider);
+  if (f->client != NULL)
+    g_assert_finalize_object (f->client);
 }
 
 /* ---- Helpers ---------------------------------------------------------- */
@@ -300,6 +303,17 @@ test_annotations_never_lower_risk (Fixture       *f,
   g_assert_nonnull (ow_json_get_object (ow_tool_get_input_schema (echo), "properties"));
   g_assert_null (ow_tool_get_output_schema (echo));
   g_assert_nonnull (ow_tool_get_output_schema (rich));
+
+  /* What the model is offered: the full name, the server's description
+   * and input schema. */
+  {
+    JsonObject *fn = ow_json_get_object (ow_tool_get_schema (echo), "function");
+
+    g_assert_nonnull (fn);
+    g_assert_cmpstr (ow_json_get_string (fn, "name"), ==, "mcp__double__echo");
+    g_assert_cmpstr (ow_json_get_string (fn, "description"), ==, "Echoes its message.");
+    g_assert_true (ow_json_get_object (fn, "parameters") == ow_tool_get_input_schema (echo));
+  }
 }
 
 /* ---- list_changed ----------------------------------------------------- */
@@ -453,6 +467,36 @@ test_call_progress (Fixture       *f,
   g_assert_cmpfloat (p.total, ==, 3);
   g_assert_cmpstr (p.message, ==, "step");
   g_free (p.message);
+}
+
+/* A tool taken from the provider (a turn holds its tools) keeps working
+ * after the provider is dropped (the session ended, the server was
+ * removed), even when nothing else holds the client; the client goes with
+ * the last tool. */
+static void
+test_tool_outlives_provider (Fixture       *f,
+                             gconstpointer  data)
+{
+  OwTool *tool = tool_named (f, "mcp__double__slow_progress");
+  g_autoptr(OwToolResult) r = NULL;
+  g_autoptr(GError) error = NULL;
+  Progress p = { 0 };
+  OwMcpClient *client = g_steal_pointer (&f->client);
+
+  g_object_add_weak_pointer (G_OBJECT (client), (gpointer *) &client);
+  g_object_unref (client);
+  g_signal_handlers_disconnect_by_data (f->provider, f);
+  g_assert_finalize_object (g_steal_pointer (&f->provider));
+  g_assert_nonnull (client);
+
+  r = call (tool, "{\"count\": 3, \"gap\": 0.01}", NULL, on_progress, &p, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (r);
+  g_assert_cmpstr (r->text, ==, "done after 3 steps");
+  g_assert_cmpuint (p.n, ==, 3);
+  g_free (p.message);
+  g_assert_finalize_object (tool);
+  g_assert_null (client);
 }
 
 /* A JSON-RPC error is a result the model reads, naming the server. */
@@ -795,6 +839,7 @@ main (int argc, char **argv)
   ADD ("/ow/mcp/provider/list-changed", test_list_changed);
   ADD ("/ow/mcp/provider/call-content", test_call_content);
   ADD ("/ow/mcp/provider/call-progress", test_call_progress);
+  ADD ("/ow/mcp/provider/tool-outlives-provider", test_tool_outlives_provider);
   ADD ("/ow/mcp/provider/call-remote-error", test_call_remote_error);
   ADD ("/ow/mcp/provider/call-crash", test_call_crash);
   ADD ("/ow/mcp/provider/call-cancelled", test_call_cancelled);
