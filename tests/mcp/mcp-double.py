@@ -14,7 +14,8 @@ careless server does, so only a signal ends it), DOUBLE_PROVIDER (five more
 tools for the tool provider's tests: peek, annotated read-only; rich, every
 kind of content block with structured content; refuse, a JSON-RPC error;
 grow and shrink, which add the tool "grown" or remove "echo" and say
-list_changed before they answer).
+list_changed before they answer; dup.name and dup_name, one name once
+sanitized, which answer with their own).
 """
 import base64
 import json
@@ -83,6 +84,8 @@ if os.environ.get("DOUBLE_PROVIDER"):
         {"name": "refuse", "inputSchema": {"type": "object"}},
         {"name": "grow", "inputSchema": {"type": "object"}},
         {"name": "shrink", "inputSchema": {"type": "object"}},
+        {"name": "dup.name", "inputSchema": {"type": "object"}},
+        {"name": "dup_name", "inputSchema": {"type": "object"}},
     ]
 # The bytes of rich's image block, sent in base64 (not valid UTF-8 on purpose).
 PIXELS = b"\x89PNG\r\n\x1a\n\x00\xff\xfe owtest"
@@ -180,6 +183,8 @@ def call_tool(rid, params):
         TOOLS[:] = [t for t in TOOLS if t["name"] != "echo"]
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         text_result(rid, "shrank")
+    elif name in ("dup.name", "dup_name"):
+        text_result(rid, "I am " + name)
     elif name == "odd name/with.dots":
         text_result(rid, "called by its own name")
     elif name == "fails":

@@ -3,8 +3,8 @@
  *
  * The double runs with DOUBLE_PROVIDER (its extra tools: an annotated
  * read-only one, one that answers every kind of content block, one that
- * answers a JSON-RPC error, and two that add or remove a tool and say
- * list_changed) and DOUBLE_PAGE=100 (one listing page). Everything is
+ * answers a JSON-RPC error, two that add or remove a tool and say
+ * list_changed, and two whose names collide once sanitized) and DOUBLE_PAGE=100 (one listing page). Everything is
  * checked through the tool seam only (GListModel, OwTool, OwToolResult),
  * as a session sees it. Nothing waits for a duration: every wait is on
  * a condition (ow-test-utils.h).
@@ -26,6 +26,8 @@ static const char *const all_names[] = {
   "mcp__double__ask_sampling",
   "mcp__double__bad_structured",
   "mcp__double__crash",
+  "mcp__double__dup_name",
+  "mcp__double__dup_name_2",
   "mcp__double__echo",
   "mcp__double__fails",
   "mcp__double__garbage",
@@ -275,6 +277,17 @@ test_items (Fixture       *f,
                    "odd name/with.dots");
   g_assert_cmpstr (ow_mcp_provider_server_tool_name (f->provider, "mcp__double__echo"), ==, "echo");
   g_assert_null (ow_mcp_provider_server_tool_name (f->provider, "mcp__double__nothing"));
+  /* Two names that sanitize alike: the first the server lists keeps the
+   * plain name, the second gets a suffix, and each calls its own. */
+  g_assert_cmpstr (ow_mcp_provider_server_tool_name (f->provider, "mcp__double__dup_name"), ==, "dup.name");
+  g_assert_cmpstr (ow_mcp_provider_server_tool_name (f->provider, "mcp__double__dup_name_2"), ==, "dup_name");
+  {
+    g_autoptr(OwToolResult) plain = call_ok (f, "mcp__double__dup_name", NULL);
+    g_autoptr(OwToolResult) second = call_ok (f, "mcp__double__dup_name_2", NULL);
+
+    g_assert_cmpstr (plain->text, ==, "I am dup.name");
+    g_assert_cmpstr (second->text, ==, "I am dup_name");
+  }
   g_assert_null (ow_mcp_provider_server_tool_name (f->provider, "echo"));
 }
 
@@ -351,6 +364,9 @@ test_list_changed (Fixture       *f,
   added = tool_named (f, "mcp__double__grown");
   g_assert_cmpstr (ow_tool_get_source (added), ==, "mcp:double");
   g_assert_cmpint (ow_tool_get_risk (added), ==, OW_RISK_EXTERNAL);
+  /* A collision's suffix stays on the same tool from listing to listing. */
+  g_assert_cmpstr (ow_mcp_provider_server_tool_name (f->provider, "mcp__double__dup_name"), ==, "dup.name");
+  g_assert_cmpstr (ow_mcp_provider_server_tool_name (f->provider, "mcp__double__dup_name_2"), ==, "dup_name");
 
   /* A tool removed. */
   shrank = call_ok (f, "mcp__double__shrink", NULL);
