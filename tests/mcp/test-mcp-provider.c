@@ -601,13 +601,16 @@ test_start_servers (void)
     "  \"broken\": {\"args\": [\"no command\"]},"
     "  \"dead\": {\"command\": \"python3\", \"args\": [\"%s\"], \"env\": {\"DOUBLE_DIE_ON_INIT\": \"1\"}},"
     "  \"off\": {\"command\": \"python3\", \"args\": [\"%s\"], \"enabled\": false},"
-    "  \"beta\": {\"command\": \"python3\", \"args\": [\"%s\"]}"
+    "  \"beta\": {\"command\": \"python3\", \"args\": [\"%s\"], \"exclude_tools\": [\"crash\"]}"
     "}}", script, script, script, script);
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) configs = ow_mcp_config_parse (text, -1, NULL, NULL, &error);
   g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) providers = NULL;
-  const char *sources[] = { "mcp:alpha", "mcp:beta" };
+  const char *servers[] = { "alpha", "beta" };
+  /* The double's 15 tools without DOUBLE_PROVIDER; beta's entry leaves
+   * out crash. */
+  const guint counts[] = { 15, 14 };
 
   g_assert_no_error (error);
   g_assert_cmpuint (configs->len, ==, 5);
@@ -617,14 +620,21 @@ test_start_servers (void)
   for (guint i = 0; i < providers->len; i++)
     {
       OwMcpProvider *p = g_ptr_array_index (providers, i);
+      g_autofree char *source = g_strconcat ("mcp:", servers[i], NULL);
+      g_autofree char *echo_name = g_strdup_printf ("mcp__%s__echo", servers[i]);
+      g_autofree char *crash_name = g_strdup_printf ("mcp__%s__crash", servers[i]);
       g_autoptr(OwTool) echo = NULL;
 
-      g_assert_cmpstr (ow_tool_provider_get_source (OW_TOOL_PROVIDER (p)), ==, sources[i]);
+      g_assert_cmpstr (ow_tool_provider_get_source (OW_TOOL_PROVIDER (p)), ==, source);
       g_assert_cmpint (ow_mcp_client_get_status (ow_mcp_provider_get_client (p)), ==, OW_MCP_STATUS_READY);
-      /* The double's 15 tools without DOUBLE_PROVIDER. */
-      g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (p)), ==, 15);
-      echo = g_list_model_get_item (G_LIST_MODEL (p), 4);
-      g_assert_cmpstr (ow_tool_get_source (echo), ==, sources[i]);
+      g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (p)), ==, counts[i]);
+      if (i == 0)
+        g_assert_cmpstr (ow_mcp_provider_server_tool_name (p, crash_name), ==, "crash");
+      else
+        g_assert_null (ow_mcp_provider_server_tool_name (p, crash_name));
+      echo = ow_tool_provider_lookup (OW_TOOL_PROVIDER (p), echo_name);
+      g_assert_nonnull (echo);
+      g_assert_cmpstr (ow_tool_get_source (echo), ==, source);
     }
 
   /* One line for the entry that cannot be used, one for the server that
