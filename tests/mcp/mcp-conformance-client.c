@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "mcp/ow-mcp-client.h"
+#include "ow-test-utils.h"
 
 static gboolean done;
 static gboolean ok;
@@ -43,8 +44,7 @@ static void
 wait_done (void)
 {
   done = FALSE;
-  while (!done)
-    g_main_context_iteration (NULL, TRUE);
+  ow_test_wait_flag (&done);
 }
 
 int
@@ -75,7 +75,6 @@ main (int argc, char **argv)
     }
   ow_mcp_client_stop (client);
   /* Let the session's DELETE go out before leaving. */
-  for (int i = 0; i < 50 && g_main_context_pending (NULL); i++)
-    g_main_context_iteration (NULL, FALSE);
+  ow_test_drain ();
   return ok ? 0 : 1;
 }
