@@ -68,7 +68,7 @@ everything_config (void)
   g_assert_nonnull (entry);
   if (!g_file_test (entry, G_FILE_TEST_EXISTS))
     g_error ("%s is missing: run `npm ci --prefix tests/mcp` (./dev does)", entry);
-  c->command = g_strdup ("node");
+  c->command = g_strdup (g_getenv ("OW_MCP_NODE") != NULL ? g_getenv ("OW_MCP_NODE") : "node");
   g_strfreev (c->args);
   c->args = g_new0 (char *, 3);
   c->args[0] = g_strdup (entry);
@@ -773,7 +773,7 @@ spawn_everything_http (guint port)
   GSubprocess *proc;
 
   g_subprocess_launcher_setenv (launcher, "PORT", port_text, TRUE);
-  proc = g_subprocess_launcher_spawn (launcher, &error, "node", g_getenv ("OW_MCP_EVERYTHING"),
+  proc = g_subprocess_launcher_spawn (launcher, &error, g_getenv ("OW_MCP_NODE") != NULL ? g_getenv ("OW_MCP_NODE") : "node", g_getenv ("OW_MCP_EVERYTHING"),
                                       "streamableHttp", NULL);
   g_assert_no_error (error);
   /* Ready when it accepts connections. */
