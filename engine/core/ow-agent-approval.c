@@ -404,6 +404,7 @@ _ow_agent_policy_decide (Run *run, OwToolCall *call, OwTool *tool, JsonObject *a
                        && ow_session_has_command_grant (agent->session, ow_json_get_string (args, "command") != NULL
                                                                         ? ow_json_get_string (args, "command") : ""),
     .safety = &safety,
+    .allowed_by = ow_tool_get_allowed_by (tool),
   };
   ow_decision_clear (out);
   ow_policy_decide (agent->policy, &pc, out);

@@ -43,9 +43,13 @@ print_usage (FILE *out)
          "  add NAME --url URL [--header 'K: V']…  Add a server reached over streamable HTTP\n"
          "  remove NAME                            Remove a server\n"
          "  tools NAME [--json]                    Start a server and list the tools it offers\n"
+         "  tool NAME TOOL allow|ask|deny|off      Set one tool of a server (TOOL as the server names it):\n"
+         "                                         allow runs it without a card, ask (the default) shows\n"
+         "                                         one, deny refuses it, off hides it\n"
          "\n"
-         "Every MCP tool asks before it runs (it acts outside this computer's files); a server\n"
-         "gets only the environment its entry names, never OpenWorker's keys.\n", out);
+         "Every MCP tool asks before it runs (it acts outside this computer's files) unless a\n"
+         "person allows it here; a server gets only the environment its entry names, never\n"
+         "OpenWorker's keys.\n", out);
 }
 
 static char *
@@ -205,6 +209,26 @@ mcp_remove (const char *name)
   return 0;
 }
 
+/* ---- tool ------------------------------------------------------------------ */
+
+static int
+mcp_tool (int argc, char **argv)
+{
+  g_autofree char *path = mcp_json_path ();
+  g_autoptr(GError) error = NULL;
+  const char *name = argc > 2 ? argv[2] : NULL;
+  const char *tool = argc > 3 ? argv[3] : NULL;
+  const char *setting = argc > 4 ? argv[4] : NULL;
+
+  if (name == NULL || tool == NULL || setting == NULL || argc > 5)
+    return fail (2, "usage: openworker mcp tool NAME TOOL allow|ask|deny|off");
+  if (!ow_mcp_edit_set_tool (path, name, tool, setting, &error))
+    return fail (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)
+                 || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT) ? 2 : 1, "%s", error->message);
+  printf ("The tool \"%s\" of the MCP server \"%s\" is now %s.\n", tool, name, setting);
+  return 0;
+}
+
 /* ---- tools ----------------------------------------------------------------- */
 
 static int
@@ -292,6 +316,8 @@ ow_mcp_main (int argc, char **argv)
     }
   if (g_str_equal (verb, "add"))
     return mcp_add (argc, argv);
+  if (g_str_equal (verb, "tool"))
+    return mcp_tool (argc, argv);
   for (int i = 2; i < argc; i++)
     if (g_str_equal (argv[i], "--json"))
       json = TRUE;

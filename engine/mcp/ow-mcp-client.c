@@ -1533,6 +1533,13 @@ ow_mcp_client_lookup_tool (OwMcpClient *self,
   return NULL;
 }
 
+const OwMcpServerConfig *
+ow_mcp_client_get_config (OwMcpClient *self)
+{
+  g_return_val_if_fail (OW_IS_MCP_CLIENT (self), NULL);
+  return self->config;
+}
+
 const char *
 ow_mcp_client_get_name (OwMcpClient *self)
 {

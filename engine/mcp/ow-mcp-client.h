@@ -109,6 +109,8 @@ G_DECLARE_FINAL_TYPE (OwMcpClient, ow_mcp_client, OW, MCP_CLIENT, GObject)
 
 OwMcpClient *ow_mcp_client_new              (const OwMcpServerConfig *config);
 const char  *ow_mcp_client_get_name         (OwMcpClient *self);
+/* The entry the client was made from. (transfer none) */
+const OwMcpServerConfig *ow_mcp_client_get_config (OwMcpClient *self);
 OwMcpStatus  ow_mcp_client_get_status       (OwMcpClient *self);
 const char  *ow_mcp_client_get_last_error   (OwMcpClient *self);
 const char  *ow_mcp_client_get_protocol_version (OwMcpClient *self);

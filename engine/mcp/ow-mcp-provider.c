@@ -20,6 +20,7 @@ struct _OwMcpBoundTool
   OwMcpTool   *tool;       /* owned reference */
   char        *full_name;  /* mcp__server__tool */
   char        *source;     /* mcp:server */
+  char        *allowed_by; /* the person's mcp.json lets it run without a card, or NULL */
 };
 
 static void bound_tool_iface_init (OwToolInterface *iface);
@@ -36,6 +37,7 @@ ow_mcp_bound_tool_finalize (GObject *object)
   g_clear_pointer (&self->tool, ow_mcp_tool_unref);
   g_free (self->full_name);
   g_free (self->source);
+  g_free (self->allowed_by);
   G_OBJECT_CLASS (ow_mcp_bound_tool_parent_class)->finalize (object);
 }
 
@@ -97,6 +99,14 @@ static const char *
 bound_get_source (OwTool *tool)
 {
   return OW_MCP_BOUND_TOOL (tool)->source;
+}
+
+/* Only the entry's `tools` setting (or requires_approval: false) in a
+ * person's mcp.json; the server's annotations play no part. */
+static const char *
+bound_get_allowed_by (OwTool *tool)
+{
+  return OW_MCP_BOUND_TOOL (tool)->allowed_by;
 }
 
 /* A server's content block as one of ours. Audio and binary resources are
@@ -234,6 +244,7 @@ bound_tool_iface_init (OwToolInterface *iface)
   iface->get_output_schema = bound_get_output_schema;
   iface->get_annotations = bound_get_annotations;
   iface->get_source = bound_get_source;
+  iface->get_allowed_by = bound_get_allowed_by;
 }
 
 /* ---- The provider ---------------------------------------------------------- */
@@ -292,10 +303,39 @@ provider_get_source (OwToolProvider *provider)
   return OW_MCP_PROVIDER (provider)->source;
 }
 
+/* A tool the entry sets to "deny" is not an item; a call to its name is
+ * told why. */
+static char *
+provider_refused_reason (OwToolProvider *provider, const char *name)
+{
+  OwMcpProvider *self = OW_MCP_PROVIDER (provider);
+  const OwMcpServerConfig *config = ow_mcp_client_get_config (self->client);
+  GHashTableIter iter;
+  gpointer k;
+
+  if (!g_str_has_prefix (name, "mcp__"))
+    return NULL;
+  g_hash_table_iter_init (&iter, config->tools);
+  while (g_hash_table_iter_next (&iter, &k, NULL))
+    {
+      g_autofree char *full = NULL;
+
+      if (ow_mcp_server_config_tool_setting (config, k) != OW_MCP_TOOL_DENY)
+        continue;
+      full = ow_mcp_tool_full_name (config->name, k, NULL);
+      if (g_str_equal (full, name))
+        return g_strdup_printf ("refused: the tool “%s” of the MCP server “%s” is set to deny in mcp.json; a person "
+                                "can change that with `openworker mcp tool %s %s ask`",
+                                (const char *) k, config->name, config->name, (const char *) k);
+    }
+  return NULL;
+}
+
 static void
 provider_iface_init (OwToolProviderInterface *iface)
 {
   iface->get_source = provider_get_source;
+  iface->refused_reason = provider_refused_reason;
 }
 
 static int
@@ -319,6 +359,7 @@ reload (OwMcpProvider *self)
   GPtrArray *tools = g_ptr_array_new_with_free_func (g_object_unref);
   guint removed = self->tools->len;
   const char *server = ow_mcp_client_get_name (self->client);
+  const OwMcpServerConfig *config = ow_mcp_client_get_config (self->client);
 
   for (guint i = 0; listed != NULL && i < listed->len; i++)
     {
@@ -329,6 +370,10 @@ reload (OwMcpProvider *self)
       bound->tool = ow_mcp_tool_ref (t);
       bound->full_name = ow_mcp_tool_full_name (server, t->name, taken);
       bound->source = g_strdup (self->source);
+      if (ow_mcp_server_config_tool_setting (config, t->name) == OW_MCP_TOOL_ALLOW)
+        bound->allowed_by = g_hash_table_contains (config->tools, t->name)
+                              ? g_strdup_printf ("mcp.json (the MCP server “%s”: tool “%s” set to allow)", server, t->name)
+                              : g_strdup_printf ("mcp.json (the MCP server “%s” has requires_approval false)", server);
       g_ptr_array_add (tools, bound);
     }
   g_ptr_array_sort (tools, by_name);

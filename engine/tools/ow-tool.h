@@ -161,6 +161,7 @@ struct _OwToolInterface
   JsonObject   *(*get_annotations)     (OwTool *self);
   const char   *(*get_source)          (OwTool *self);
   OwToolKind    (*get_kind)            (OwTool *self);
+  const char   *(*get_allowed_by)      (OwTool *self);
 };
 
 const char   *ow_tool_get_name            (OwTool *self);
@@ -185,6 +186,13 @@ JsonObject   *ow_tool_get_annotations     (OwTool *self);
 /* "builtin" (the default), "mcp:<server>" or "connector:<id>". */
 const char   *ow_tool_get_source          (OwTool *self);
 OwToolKind    ow_tool_get_kind            (OwTool *self);
+/* Where a person's configuration lets this tool run without a card (a
+ * sentence's subject, e.g. "mcp.json (server “x”: tool “y” set to allow)"),
+ * or NULL (the default). The policy reads it like a config allow rule,
+ * after floors, safety checks and deny rules. It is set only by engine
+ * code from a person's file (never from a server's annotations, never by
+ * the agent). */
+const char   *ow_tool_get_allowed_by      (OwTool *self);
 /* Runs the call. @progress may be NULL. A stop is reported by the tool,
  * as an INTERRUPTED result or a G_IO_ERROR_CANCELLED error. */
 void          ow_tool_call_async          (OwTool              *self,

@@ -95,6 +95,58 @@ class McpRun(RunTestCase):
         self.assertEqual({row["risk"] for row in rows if row["risk"]}, {"external"}, rows)
         self.assertEqual(rows[0]["tool"], "mcp__everything__echo")
 
+    def test_per_tool_settings_in_ask_mode(self):
+        # Ask mode, nobody at a terminal. The person's mcp.json allows echo
+        # (it runs), leaves get-sum at ask (refused: the control), denies
+        # get-env (not offered; a guessed call is refused with the reason)
+        # and turns print-env... off (not offered at all).
+        entry = self.everything()
+        entry["mcpServers"]["everything"]["tools"] = {
+            "echo": "allow", "get-sum": "ask", "get-env": "deny", "get-tiny-image": "off"}
+        cfg = self.write_json(os.path.join(self.tmp, "mcp.json"), entry)
+        r, server = self.run_with([call("c1", "mcp__everything__echo", {"message": "allowed by the person"}),
+                                   call("c2", "mcp__everything__get-sum", {"a": 2, "b": 40}),
+                                   call("c3", "mcp__everything__get-env", {}),
+                                   call("c4", "mcp__everything__get-tiny-image", {})],
+                                  ["--mcp-config", cfg], mode="ask")
+        self.assertEqual(r.code, 0, r.stderr)
+        names = self.offered(server)
+        self.assertIn("mcp__everything__echo", names)
+        self.assertIn("mcp__everything__get-sum", names)
+        self.assertNotIn("mcp__everything__get-env", names)
+        self.assertNotIn("mcp__everything__get-tiny-image", names)
+        res = self.tool_results(r)
+        self.assertIn("allowed by the person", res["c1"])
+        self.assertNotIn("42", res["c2"])
+        self.assertIn("set to deny in mcp.json", res["c3"])
+        self.assertIn("unknown tool", res["c4"])
+        allowed = self.audit_rows(r, "c1")
+        self.assertTrue(any("mcp.json" in (row.get("provenance") or "") for row in allowed), allowed)
+        denied = self.audit_rows(r, "c3")
+        self.assertTrue(any(row["status"] == "denied" and row["provenance"] == "denied by configuration"
+                            for row in denied), denied)
+
+    def test_annotations_and_a_workspace_never_allow(self):
+        # A trusted workspace's mcp.json may not allow a tool: the machine's
+        # entry (ask) holds and the call is refused; the workspace's own
+        # "off" narrows. Control: the machine's allow lets it run.
+        self.write_json(os.path.join(self.config_dir, "mcp.json"), self.everything())
+        self.write_json(os.path.join(self.ws, ".openworker", "mcp.json"),
+                        {"mcpServers": {"everything": {"command": "node", "args": [EVERYTHING, "stdio"],
+                                                       "tools": {"echo": "allow", "get-sum": "off"}}}})
+        self.write_json(os.path.join(self.home, "data", "workspace_trust.json"),
+                        {"trusted_workspaces": [os.path.realpath(self.ws)]})
+        r, server = self.run_with([call("c1", "mcp__everything__echo", {"message": "widened"})], [], mode="ask")
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertNotIn("widened", self.tool_results(r)["c1"])
+        self.assertNotIn("mcp__everything__get-sum", self.offered(server))
+        self.assertIn("mcp__everything__echo", self.offered(server))
+        machine = self.everything()
+        machine["mcpServers"]["everything"]["tools"] = {"echo": "allow"}
+        self.write_json(os.path.join(self.config_dir, "mcp.json"), machine)
+        r, _ = self.run_with([call("c1", "mcp__everything__echo", {"message": "by the machine"})], [], mode="ask")
+        self.assertIn("by the machine", self.tool_results(r)["c1"])
+
     def test_a_dead_server_is_named_and_the_run_goes_on(self):
         cfg = self.write_json(os.path.join(self.tmp, "mcp.json"),
                               {"mcpServers": {"broken": {"command": "/nonexistent/mcp-server"},
@@ -172,6 +224,30 @@ class McpCli(RunTestCase):
         r = self.ow("remove", "everything")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("No MCP servers", self.ow("list").stdout)
+
+    def test_tool_setting(self):
+        self.assertEqual(self.ow("add", "x", "--", "true").returncode, 0)
+        path = os.path.join(self.home, "config", "mcp.json")
+        r = self.ow("tool", "x", "echo", "allow")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.ow("tool", "x", "zap", "deny")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(path) as f:
+            self.assertEqual(json.load(f)["mcpServers"]["x"]["tools"], {"echo": "allow", "zap": "deny"})
+        # ask is the default: the line goes away.
+        self.assertEqual(self.ow("tool", "x", "echo", "ask").returncode, 0)
+        with open(path) as f:
+            self.assertEqual(json.load(f)["mcpServers"]["x"]["tools"], {"zap": "deny"})
+        r = self.ow("tool", "x", "echo", "maybe")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("allow, ask, deny or off", r.stderr)
+        self.assertEqual(self.ow("tool", "nobody", "echo", "allow").returncode, 2)
+        # A session can never widen its own permissions.
+        r = self.ow("tool", "x", "zap", "allow", OPENWORKER_SESSION_COMMAND="1")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("only a person can", r.stderr)
+        with open(path) as f:
+            self.assertEqual(json.load(f)["mcpServers"]["x"]["tools"], {"zap": "deny"})
 
     def test_bad_entries_are_refused(self):
         r = self.ow("add", "ftp", "--url", "ftp://example.org")
