@@ -147,6 +147,20 @@ class McpRun(RunTestCase):
         r, _ = self.run_with([call("c1", "mcp__everything__echo", {"message": "by the machine"})], [], mode="ask")
         self.assertIn("by the machine", self.tool_results(r)["c1"])
 
+    def test_progress_is_shown_and_recorded(self):
+        cfg = self.write_json(os.path.join(self.tmp, "mcp.json"), self.everything())
+        r, _ = self.run_with([call("c1", "mcp__everything__trigger-long-running-operation",
+                                   {"duration": 2, "steps": 4})], ["--mcp-config", cfg])
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertIn("Long running operation completed", self.tool_results(r)["c1"])
+        progress = [e["data"] for e in r.lines("events.jsonl") if e["type"] == "tool_progress"]
+        self.assertEqual([p["progress"] for p in progress], [1, 2, 3, 4], progress)
+        self.assertEqual({p["total"] for p in progress}, {4})
+        self.assertEqual({p["call_id"] for p in progress}, {"c1"})
+        # stderr is no terminal here: lines, the last one always.
+        self.assertIn("100% (4/4)", r.stderr)
+        self.assertIn("⋯ [", r.stderr)
+
     def test_a_dead_server_is_named_and_the_run_goes_on(self):
         cfg = self.write_json(os.path.join(self.tmp, "mcp.json"),
                               {"mcpServers": {"broken": {"command": "/nonexistent/mcp-server"},
