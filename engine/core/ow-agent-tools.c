@@ -576,6 +576,9 @@ start_current (GTask *task)
     .session = G_OBJECT (agent->session),
     .executor = G_OBJECT (agent->executor),
     .set_todos = set_todos_cb,
+    .ask_async = _ow_agent_tool_ask_async,
+    .ask_finish = _ow_agent_tool_ask_finish,
+    .ask_data = G_OBJECT (task),
   };
   JsonObject *data = json_object_new ();
 

@@ -120,6 +120,17 @@ struct _OwToolContext {
   /* Replaces the session's todo list (the session lives in core/, above
    * this module, so the agent passes its setter). */
   void   (*set_todos) (GObject *session, JsonArray *todos);
+  /* Asks the person a question on the call's behalf (an MCP server's
+   * elicitation) the way ask_user is asked: through the session's
+   * attendant, so the card reaches whoever watches the session and an
+   * unattended run answers by rule. @question has ask_user's arguments
+   * ({question, options?}); the answer is ask_user's ({answer,
+   * answered_by_rule?}). NULL when nobody can be asked. @ask_data stays
+   * valid while a reference is held (take one for the call). */
+  void        (*ask_async)  (GObject *ask_data, JsonObject *question, GCancellable *cancellable,
+                             GAsyncReadyCallback callback, gpointer user_data);
+  JsonObject *(*ask_finish) (GObject *ask_data, GAsyncResult *result, GError **error);
+  GObject     *ask_data;
 };
 
 /* Progress of a call that reports it (MCP's notifications/progress):

@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from owtest import OPENWORKER_PATH, TEST_KEYS, RunTestCase  # noqa: E402
 
 EVERYTHING = os.environ.get("OW_MCP_EVERYTHING", "")
+DOUBLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mcp", "mcp-double.py")
 
 
 def call(cid, name, arguments):
@@ -160,6 +161,70 @@ class McpRun(RunTestCase):
         # stderr is no terminal here: lines, the last one always.
         self.assertIn("100% (4/4)", r.stderr)
         self.assertIn("⋯ [", r.stderr)
+
+    def test_elicitation_by_rule_declines(self):
+        # --auto-answer: the server's form and URL questions reach the
+        # session's ask path (question_requested, naming the server and,
+        # for the URL, its host) and the rule declines both: nothing is
+        # invented, nothing is opened.
+        cfg = self.write_json(os.path.join(self.tmp, "mcp.json"), self.everything())
+        r, server = self.run_with([call("c1", "mcp__everything__trigger-elicitation-request", {}),
+                                   call("c2", "mcp__everything__trigger-url-elicitation",
+                                        {"url": "https://auth.example.org/consent?x=1"})],
+                                  ["--mcp-config", cfg, "--auto-answer"])
+        self.assertEqual(r.code, 0, r.stderr)
+        # Offered only because the client declared elicitation (form and url).
+        self.assertIn("mcp__everything__trigger-url-elicitation", self.offered(server))
+        res = self.tool_results(r)
+        self.assertIn("declined to provide the requested information", res["c1"])
+        self.assertIn("declined to open the URL", res["c2"])
+        asked = [e["data"] for e in r.lines("events.jsonl") if e["type"] == "question_requested"]
+        self.assertEqual([a["call_id"] for a in asked], ["c1", "c2"], asked)
+        self.assertIn("The MCP server “everything” asks for information", asked[0]["question"])
+        self.assertEqual(asked[0]["options"], ["Fill in", "Decline"])
+        self.assertIn("asks you to open a page on auth.example.org", asked[1]["question"])
+        self.assertIn("https://auth.example.org/consent?x=1", asked[1]["question"])
+        self.assertIn("does not open it", asked[1]["question"])
+        self.assertEqual(asked[1]["options"], ["Open", "Decline"])
+
+    def test_elicitation_never_asks_for_a_secret(self):
+        # The hostile double asks for a password in a form: declined before
+        # anyone is asked. Control: its plain form does reach the ask path.
+        cfg = self.write_json(os.path.join(self.tmp, "mcp.json"), {"mcpServers": {"double": {
+            "command": "python3", "args": [DOUBLE], "env": {"DOUBLE_ELICIT": "1"}}}})
+        r, _ = self.run_with([call("c1", "mcp__double__ask_secret", {}), call("c2", "mcp__double__ask_form", {})],
+                             ["--mcp-config", cfg, "--auto-answer"])
+        self.assertEqual(r.code, 0, r.stderr)
+        res = self.tool_results(r)
+        self.assertIn('"action": "decline"', res["c1"])
+        self.assertIn("never collects secrets", res["c1"])
+        self.assertIn('"action": "decline"', res["c2"])
+        asked = [e["data"]["call_id"] for e in r.lines("events.jsonl") if e["type"] == "question_requested"]
+        self.assertEqual(asked, ["c2"])
+
+    def test_elicitation_a_person_fills_in_the_form(self):
+        # The positive control: at a terminal the person answers the card
+        # and each field; the server gets typed values and defaults.
+        cfg = self.write_json(os.path.join(self.tmp, "mcp.json"), self.everything())
+        server = self.server({"turns": [call("c1", "mcp__everything__trigger-elicitation-request", {}),
+                                        call("c2", "mcp__everything__trigger-url-elicitation",
+                                             {"url": "https://auth.example.org/consent"}),
+                                        {"text": "done"}]})
+        env = self.env(OPENAI_BASE_URL=server.url + "/v1", OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"])
+        answers = [("[1] Fill in", "1"), ("Your full, legal name", "Ada Lovelace"),
+                   ("Agree to the terms", "yes")] + [("Your answer", "")] * 11 + [
+                   ("[1] Open", "1")]
+        code, transcript = self.run_at_terminal(
+            ["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "use the tools",
+             "--mcp-config", cfg], env, answers, timeout=90)
+        self.assertEqual(code, 0, transcript)
+        with open(os.path.join(self.out, "messages.json")) as f:
+            res = {m["tool_call_id"]: m["content"] for m in json.load(f) if m.get("role") == "tool"}
+        self.assertIn("User provided the requested information", res["c1"], transcript)
+        self.assertIn("- Name: Ada Lovelace", res["c1"])
+        self.assertIn("- Agreed to terms: true", res["c1"])
+        self.assertIn("- Favorite Integer: 42", res["c1"])   # the default, for an empty answer
+        self.assertIn("completed the URL elicitation", res["c2"])
 
     def test_a_dead_server_is_named_and_the_run_goes_on(self):
         cfg = self.write_json(os.path.join(self.tmp, "mcp.json"),
