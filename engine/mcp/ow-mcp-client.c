@@ -142,6 +142,7 @@ struct _OwMcpClient
   /* elicitation */
   OwMcpElicitationFunc elicit_func;  /* or NULL: not offered */
   gpointer     elicit_data;
+  guint        asking;          /* elicitations waiting for a person: calls' silence clocks stop */
 
   /* restarts */
   guint        restart_id;
@@ -311,6 +312,8 @@ send_cancelled (OwMcpClient *self,
   send_notification (self, "notifications/cancelled", params);
 }
 
+static void pending_arm (Pending *p);
+
 static gboolean
 on_pending_timeout_cb (gpointer user_data)
 {
@@ -319,6 +322,13 @@ on_pending_timeout_cb (gpointer user_data)
   g_autoptr(GError) error = NULL;
 
   p->timeout_id = 0;
+  if (self->asking > 0 && !p->capped && g_str_equal (p->method, "tools/call"))
+    {
+      /* The server waits for a person's answer, not the other way round:
+       * no silence limit meanwhile (the hard limit still holds). */
+      pending_arm (p);
+      return G_SOURCE_REMOVE;
+    }
   send_cancelled (self, p->id, "timed out");
   if (p->capped)
     error = g_error_new (OW_MCP_ERROR, OW_MCP_ERROR_TIMEOUT,
@@ -483,6 +493,7 @@ struct _OwMcpElicitation
   char        *url;
   char        *host;
   gboolean     answered;
+  gboolean     counted;      /* in client->asking */
 };
 
 OwMcpElicitation *
@@ -557,6 +568,18 @@ ow_mcp_elicitation_respond (OwMcpElicitation *e,
   if (e->answered)
     return;
   e->answered = TRUE;
+  if (e->counted && e->client->asking > 0)
+    {
+      GHashTableIter iter;
+      gpointer value;
+
+      e->client->asking--;
+      /* A fresh silence window for the calls that waited. */
+      g_hash_table_iter_init (&iter, e->client->pending);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        if (g_str_equal (((Pending *) value)->method, "tools/call") && ((Pending *) value)->timeout_id != 0)
+          pending_arm (value);
+    }
   if (e->generation != e->client->generation)
     return;   /* the server that asked is gone */
   result = json_object_new ();
@@ -701,6 +724,8 @@ handle_elicitation (OwMcpClient      *self,
             return;
           }
     }
+  e->counted = TRUE;
+  self->asking++;
   self->elicit_func (self, e, self->elicit_data);
 }
 

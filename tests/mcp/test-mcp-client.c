@@ -815,6 +815,53 @@ test_double_elicitation (void)
   g_free (seen.last_message);
 }
 
+static gboolean
+answer_late_cb (gpointer user_data)
+{
+  OwMcpElicitation *request = user_data;
+  g_autoptr(JsonObject) content = json_object_new ();
+
+  json_object_set_string_member (content, "city", "Bergen");
+  ow_mcp_elicitation_respond (request, "accept", content, NULL);
+  ow_mcp_elicitation_unref (request);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_elicitation_late_cb (OwMcpClient *client, OwMcpElicitation *request, gpointer user_data)
+{
+  g_timeout_add (1500, answer_late_cb, ow_mcp_elicitation_ref (request));
+}
+
+/* A person taking longer than the call's silence limit to answer does not
+ * time the call out; the control: a silent tool does time out. */
+static void
+test_double_elicitation_waits_for_the_person (void)
+{
+  const char *env[] = { "DOUBLE_ELICIT=1", NULL };
+  g_autoptr(OwMcpServerConfig) config = double_config (env);
+  g_autoptr(OwMcpCallResult) form = NULL;
+  g_autoptr(OwMcpCallResult) hang = NULL;
+  g_autoptr(GError) error = NULL;
+  OwMcpClient *client;
+  g_autoptr(GAsyncResult) result = NULL;
+
+  config->call_timeout_ms = 500;
+  client = ow_mcp_client_new (config);
+  ow_mcp_client_set_elicitation_handler (client, on_elicitation_late_cb, NULL);
+  ow_mcp_client_start_async (client, NULL, on_result_cb, &result);
+  wait_until (result_arrived, &result);
+  ow_mcp_client_start_finish (client, result, &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);   /* it holds the client */
+  form = call_ok (client, "ask_form", NULL);
+  g_assert_cmpstr (first_text (form), ==, "client result {\"action\": \"accept\", \"content\": {\"city\": \"Bergen\"}}");
+  hang = call_full (client, "hang", NULL, NULL, NULL, &error);
+  g_assert_null (hang);
+  g_assert_error (error, OW_MCP_ERROR, OW_MCP_ERROR_TIMEOUT);
+  stop_client (client);
+}
+
 /* Which form fields count as secrets, and which do not (the controls). */
 static void
 test_elicitation_secret_fields (void)
@@ -1438,6 +1485,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/mcp/double/server-requests", test_double_server_requests);
   g_test_add_func ("/ow/mcp/double/structured", test_double_structured);
   g_test_add_func ("/ow/mcp/double/elicitation", test_double_elicitation);
+  g_test_add_func ("/ow/mcp/double/elicitation-waits-for-the-person", test_double_elicitation_waits_for_the_person);
   g_test_add_func ("/ow/mcp/elicitation/secret-fields", test_elicitation_secret_fields);
   g_test_add_func ("/ow/mcp/double/crash-restarts", test_double_crash_restarts);
   g_test_add_func ("/ow/mcp/double/dies-with-us", test_double_dies_with_us);
