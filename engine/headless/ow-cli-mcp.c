@@ -60,6 +60,22 @@ mcp_json_path (void)
 
 /* ---- list ------------------------------------------------------------------ */
 
+/* The entry's tool settings, sorted by tool name: "echo=allow", … */
+static GPtrArray *
+tool_settings (const OwMcpServerConfig *c)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter;
+  gpointer k;
+
+  g_hash_table_iter_init (&iter, c->tools);
+  while (g_hash_table_iter_next (&iter, &k, NULL))
+    g_ptr_array_add (out, g_strdup_printf ("%s=%s", (const char *) k,
+                                           ow_mcp_tool_setting_to_string (ow_mcp_server_config_tool_setting (c, k))));
+  g_ptr_array_sort (out, (GCompareFunc) g_ascii_strcasecmp);
+  return out;
+}
+
 static int
 mcp_list (gboolean json)
 {
@@ -87,6 +103,18 @@ mcp_list (gboolean json)
           if (c->url != NULL)
             json_object_set_string_member (o, "url", c->url);
           json_object_set_boolean_member (o, "enabled", c->enabled);
+          json_object_set_boolean_member (o, "requires_approval", c->requires_approval);
+          {
+            g_autoptr(GPtrArray) settings = tool_settings (c);
+            JsonObject *tools = json_object_new ();
+
+            for (guint j = 0; j < settings->len; j++)
+              {
+                g_auto(GStrv) kv = g_strsplit (g_ptr_array_index (settings, j), "=", 2);
+                json_object_set_string_member (tools, kv[0], kv[1]);
+              }
+            json_object_set_object_member (o, "tools", tools);
+          }
           if (c->error != NULL)
             json_object_set_string_member (o, "error", c->error);
           json_array_add_object_element (arr, o);
@@ -109,6 +137,18 @@ mcp_list (gboolean json)
       printf ("%-20s %s %s%s%s%s%s\n", c->name, c->transport == OW_MCP_TRANSPORT_HTTP ? "http " : "stdio",
               c->url != NULL ? c->url : (c->command != NULL ? c->command : ""), *args ? " " : "", args,
               c->enabled ? "" : "  (disabled)", "");
+      {
+        g_autoptr(GPtrArray) settings = tool_settings (c);
+
+        if (!c->requires_approval)
+          printf ("%-20s   every tool runs without asking (requires_approval false)\n", "");
+        if (settings->len > 0)
+          {
+            g_ptr_array_add (settings, NULL);
+            g_autofree char *joined = g_strjoinv (", ", (char **) settings->pdata);
+            printf ("%-20s   tools: %s\n", "", joined);
+          }
+      }
       if (c->error != NULL)
         printf ("%-20s   cannot be used: %s\n", "", c->error);
     }
@@ -274,6 +314,7 @@ mcp_tools (const char *name, gboolean json)
                                          ow_mcp_provider_server_tool_name (OW_MCP_PROVIDER (provider),
                                                                            ow_tool_get_name (tool)));
           json_object_set_string_member (o, "risk", ow_risk_to_string (ow_tool_get_risk (tool)));
+          json_object_set_string_member (o, "setting", ow_tool_get_allowed_by (tool) != NULL ? "allow" : "ask");
           if (description != NULL)
             json_object_set_string_member (o, "description", description);
           json_array_add_object_element (arr, o);

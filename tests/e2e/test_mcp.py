@@ -108,7 +108,10 @@ class McpRun(RunTestCase):
         r, server = self.run_with([call("c1", "mcp__everything__echo", {"message": "allowed by the person"}),
                                    call("c2", "mcp__everything__get-sum", {"a": 2, "b": 40}),
                                    call("c3", "mcp__everything__get-env", {}),
-                                   call("c4", "mcp__everything__get-tiny-image", {})],
+                                   call("c4", "mcp__everything__get-tiny-image", {}),
+                                   # readOnlyHint: true from the server, no setting: still asked.
+                                   call("c5", "mcp__everything__trigger-long-running-operation",
+                                        {"duration": 0.1, "steps": 1})],
                                   ["--mcp-config", cfg], mode="ask")
         self.assertEqual(r.code, 0, r.stderr)
         names = self.offered(server)
@@ -121,6 +124,7 @@ class McpRun(RunTestCase):
         self.assertNotIn("42", res["c2"])
         self.assertIn("set to deny in mcp.json", res["c3"])
         self.assertIn("unknown tool", res["c4"])
+        self.assertNotIn("Long running operation completed", res["c5"])
         allowed = self.audit_rows(r, "c1")
         self.assertTrue(any("mcp.json" in (row.get("provenance") or "") for row in allowed), allowed)
         denied = self.audit_rows(r, "c3")
@@ -297,6 +301,7 @@ class McpCli(RunTestCase):
         tools = {t["name"]: t for t in json.loads(r.stdout)}
         self.assertEqual(tools["mcp__everything__echo"]["server_name"], "echo")
         self.assertEqual({t["risk"] for t in tools.values()}, {"external"})
+        self.assertEqual({t["setting"] for t in tools.values()}, {"ask"})
         # A second add under the same name is refused; the entry is kept.
         r = self.ow("add", "everything", "--url", "https://example.org/mcp")
         self.assertEqual(r.returncode, 2)
@@ -313,6 +318,9 @@ class McpCli(RunTestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(path) as f:
             self.assertEqual(json.load(f)["mcpServers"]["x"]["tools"], {"echo": "allow", "zap": "deny"})
+        listed = json.loads(self.ow("list", "--json").stdout)[0]
+        self.assertEqual(listed["tools"], {"echo": "allow", "zap": "deny"})
+        self.assertIn("tools: echo=allow, zap=deny", self.ow("list").stdout)
         # ask is the default: the line goes away.
         self.assertEqual(self.ow("tool", "x", "echo", "ask").returncode, 0)
         with open(path) as f:
