@@ -9,6 +9,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -206,6 +207,46 @@ class McpRun(RunTestCase):
         asked = [e["data"]["call_id"] for e in r.lines("events.jsonl") if e["type"] == "question_requested"]
         self.assertEqual(asked, ["c2"])
 
+    def test_elicitation_waits_in_the_inbox(self):
+        # attendance = "inbox": the server's questions are parked like any
+        # ask_user and answered from another process; first answer wins.
+        with open(os.path.join(self.config_dir, "config.toml"), "w") as f:
+            f.write('attendance = "inbox"\n')
+        cfg = self.write_json(os.path.join(self.tmp, "mcp.json"), self.everything())
+        server = self.server({"turns": [call("c1", "mcp__everything__trigger-url-elicitation",
+                                             {"url": "https://auth.example.org/consent"}),
+                                        call("c2", "mcp__everything__trigger-elicitation-request", {}),
+                                        {"text": "done"}]})
+        env = self.env(OPENAI_BASE_URL=server.url + "/v1", OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"])
+        p = self.start(["run", "--out", self.out, "--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals",
+                        "--prompt", "x", "--mcp-config", cfg], env)
+        answered, shown = [], []
+        deadline = time.time() + 60
+        while len(answered) < 2 and time.time() < deadline:
+            lst = subprocess.run([OPENWORKER_PATH, "inbox", "list", "--json"], env=env, capture_output=True, text=True)
+            for item in json.loads(lst.stdout or "[]"):
+                if item["id"] in answered:
+                    continue
+                question = json.dumps(item["data"], ensure_ascii=False)
+                shown.append(question)
+                word = "Open" if "open a page on auth.example.org" in question else "Decline"
+                a = subprocess.run([OPENWORKER_PATH, "inbox", "answer", item["id"], word], env=env,
+                                   capture_output=True, text=True)
+                self.assertEqual(a.returncode, 0, a.stderr)
+                answered.append(item["id"])
+            time.sleep(0.1)
+        _, stderr = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, stderr)
+        self.assertEqual(len(answered), 2, shown)
+        self.assertIn("https://auth.example.org/consent", shown[0])
+        res = {m["tool_call_id"]: m["content"] for m in self.read_out("messages.json") if m.get("role") == "tool"}
+        self.assertIn("completed the URL elicitation", res["c1"])
+        self.assertIn("declined to provide the requested information", res["c2"])
+
+    def read_out(self, name):
+        with open(os.path.join(self.out, name)) as f:
+            return json.load(f)
+
     def test_elicitation_a_person_fills_in_the_form(self):
         # The positive control: at a terminal the person answers the card
         # and each field; the server gets typed values and defaults.
@@ -222,8 +263,7 @@ class McpRun(RunTestCase):
             ["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "use the tools",
              "--mcp-config", cfg], env, answers, timeout=90)
         self.assertEqual(code, 0, transcript)
-        with open(os.path.join(self.out, "messages.json")) as f:
-            res = {m["tool_call_id"]: m["content"] for m in json.load(f) if m.get("role") == "tool"}
+        res = {m["tool_call_id"]: m["content"] for m in self.read_out("messages.json") if m.get("role") == "tool"}
         self.assertIn("User provided the requested information", res["c1"], transcript)
         self.assertIn("- Name: Ada Lovelace", res["c1"])
         self.assertIn("- Agreed to terms: true", res["c1"])
