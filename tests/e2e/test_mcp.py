@@ -270,6 +270,19 @@ class McpRun(RunTestCase):
         self.assertIn("- Favorite Integer: 42", res["c1"])   # the default, for an empty answer
         self.assertIn("completed the URL elicitation", res["c2"])
 
+    def test_progress_is_a_bar_at_a_terminal(self):
+        cfg = self.write_json(os.path.join(self.tmp, "mcp.json"), self.everything())
+        server = self.server({"turns": [call("c1", "mcp__everything__trigger-long-running-operation",
+                                             {"duration": 1, "steps": 2}), {"text": "done"}]})
+        env = self.env(OPENAI_BASE_URL=server.url + "/v1", OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"])
+        code, transcript = self.run_at_terminal(
+            ["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "x",
+             "--mcp-config", cfg], env, [], timeout=60)
+        self.assertEqual(code, 0, transcript)
+        # Redrawn in place (carriage return, erase line), ended by a newline.
+        self.assertIn("\r\x1b[K    ⋯ [██████████··········]  50% (1/2)", transcript)
+        self.assertIn("\r\x1b[K    ⋯ [████████████████████] 100% (2/2)\r\n", transcript)
+
     def test_a_dead_server_is_named_and_the_run_goes_on(self):
         cfg = self.write_json(os.path.join(self.tmp, "mcp.json"),
                               {"mcpServers": {"broken": {"command": "/nonexistent/mcp-server"},
