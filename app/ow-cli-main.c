@@ -39,6 +39,7 @@ static const struct {
   { { "machine", "sandbox", "remove" }, "turn the machine sandbox off" },
   { { "mcp", "add", NULL }, "add MCP servers" },
   { { "mcp", "remove", NULL }, "remove MCP servers" },
+  { { "mcp", "tool", NULL }, "change what an MCP tool may do" },
   { { "machine", "sandbox", "setup" }, "change the machine sandbox" },
   { { "rules", "add", NULL }, "add standing rules" },
   { { "rules", "revoke", NULL }, "revoke standing rules" },

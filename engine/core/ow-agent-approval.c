@@ -404,6 +404,7 @@ _ow_agent_policy_decide (Run *run, OwToolCall *call, OwTool *tool, JsonObject *a
                        && ow_session_has_command_grant (agent->session, ow_json_get_string (args, "command") != NULL
                                                                         ? ow_json_get_string (args, "command") : ""),
     .safety = &safety,
+    .allowed_by = ow_tool_get_allowed_by (tool),
   };
   ow_decision_clear (out);
   ow_policy_decide (agent->policy, &pc, out);
@@ -450,4 +451,89 @@ _ow_agent_decide_current (GTask *task)
       ask_person (task, NULL);
       break;
     }
+}
+
+/* ---- A tool's own question (MCP elicitation) ------------------------------ */
+
+typedef struct {
+  GTask *turn;     /* owned: the turn whose call asks */
+  char  *call_id;  /* the call's id */
+  char  *ask_id;   /* the question's own id: <call>:ask-<n>, so the inbox keeps each apart */
+} ToolAsk;
+
+static void
+tool_ask_free (ToolAsk *a)
+{
+  g_object_unref (a->turn);
+  g_free (a->call_id);
+  g_free (a->ask_id);
+  g_free (a);
+}
+
+static void
+on_tool_ask_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GTask *inner = user_data;
+  ToolAsk *a = g_task_get_task_data (inner);
+  Run *run = _ow_agent_run_of (a->turn);
+  OwToolCall *call = run->calls != NULL && run->call_index < run->calls->len ? _ow_agent_current_call (run) : NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *answer = ow_attendant_ask_finish (OW_ATTENDANT (source), result, &error);
+
+  if (call != NULL && g_strcmp0 (call->id, a->call_id) == 0)
+    _ow_agent_emit_resolved (run, call, "question", answer != NULL ? "answered" : "interrupted",
+                             answer != NULL && json_object_get_boolean_member_with_default (answer, "answered_by_rule",
+                                                                                             FALSE));
+  if (answer != NULL)
+    g_task_return_pointer (inner, answer, (GDestroyNotify) json_object_unref);
+  else
+    g_task_return_error (inner, g_steal_pointer (&error));
+  g_object_unref (inner);
+}
+
+void
+_ow_agent_tool_ask_async (GObject *ask_data, JsonObject *question, GCancellable *cancellable,
+                          GAsyncReadyCallback callback, gpointer user_data)
+{
+  GTask *turn = G_TASK (ask_data);
+  Run *run = _ow_agent_run_of (turn);
+  OwAgent *agent = run->agent;
+  OwToolCall *call = run->calls != NULL && run->call_index < run->calls->len ? _ow_agent_current_call (run) : NULL;
+  GTask *inner = g_task_new (NULL, cancellable, callback, user_data);
+  ToolAsk *a;
+  static guint n_asks;
+  JsonObject *data = json_object_new ();
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *value;
+
+  if (call == NULL)
+    {
+      /* The call that asked is over: nobody is asked on its behalf. */
+      g_task_return_new_error (inner, G_IO_ERROR, G_IO_ERROR_CANCELLED, "the call that asked has ended");
+      g_object_unref (inner);
+      json_object_unref (data);
+      return;
+    }
+  a = g_new0 (ToolAsk, 1);
+  a->turn = g_object_ref (turn);
+  a->call_id = g_strdup (call->id);
+  a->ask_id = g_strdup_printf ("%s:ask-%u", call->id, ++n_asks);
+  g_task_set_task_data (inner, a, (GDestroyNotify) tool_ask_free);
+  json_object_iter_init (&iter, question);
+  while (json_object_iter_next (&iter, &key, &value))
+    json_object_set_member (data, key, json_node_copy (value));
+  json_object_set_string_member (data, "call_id", call->id);
+  json_object_set_string_member (data, "name", call->name);
+  json_object_set_string_member (data, "asked_by", "tool");
+  _ow_agent_audit (run, call, "question_requested", NULL, NULL, NULL, NULL, NULL);
+  ow_attendant_ask_async (agent->attendant, ow_session_get_id (agent->session), a->ask_id, question,
+                          cancellable, on_tool_ask_cb, inner);
+  _ow_agent_emit (run, "question_requested", data);
+}
+
+JsonObject *
+_ow_agent_tool_ask_finish (GObject *ask_data, GAsyncResult *result, GError **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -170,6 +170,12 @@ void _ow_agent_next_call (GTask *task);
 
 /* ow-agent-approval.c: the policy's verdict, the reviewer, a person's answer */
 void _ow_agent_refuse (GTask *task, const char *provenance, const char *reason, OwToolStatus status);
+/* OwToolContext's ask hook: a tool's question (an MCP elicitation) through
+ * the attendant, announced as question_requested/resolved. @ask_data is the
+ * turn's GTask. */
+void _ow_agent_tool_ask_async (GObject *ask_data, JsonObject *question, GCancellable *cancellable,
+                               GAsyncReadyCallback callback, gpointer user_data);
+JsonObject *_ow_agent_tool_ask_finish (GObject *ask_data, GAsyncResult *result, GError **error);
 void _ow_agent_emit_resolved (Run *run, OwToolCall *call, const char *kind, const char *decision, gboolean by_rule);
 void _ow_agent_on_interaction_cb (GObject *source, GAsyncResult *result, gpointer user_data);
 void _ow_agent_policy_decide (Run *run, OwToolCall *call, OwTool *tool, JsonObject *args, OwDecision *out);

@@ -576,6 +576,9 @@ start_current (GTask *task)
     .session = G_OBJECT (agent->session),
     .executor = G_OBJECT (agent->executor),
     .set_todos = set_todos_cb,
+    .ask_async = _ow_agent_tool_ask_async,
+    .ask_finish = _ow_agent_tool_ask_finish,
+    .ask_data = G_OBJECT (task),
   };
   JsonObject *data = json_object_new ();
 
@@ -706,7 +709,16 @@ _ow_agent_next_call (GTask *task)
   g_set_object (&run->cur_tool, ow_tool_registry_lookup (agent->tools, call->name));
   if (run->cur_tool == NULL)
     {
-      g_autofree char *msg = g_strdup_printf ("unknown tool: %s", call->name);
+      g_autofree char *refused = ow_tool_registry_refused_reason (agent->tools, call->name);
+      g_autofree char *msg = NULL;
+
+      if (refused != NULL)
+        {
+          /* Not offered because a person denied it: say so, and record it. */
+          _ow_agent_refuse (task, "denied by configuration", refused, OW_TOOL_STATUS_DENIED);
+          return;
+        }
+      msg = g_strdup_printf ("unknown tool: %s", call->name);
       _ow_agent_complete_error (task, OW_TOOL_STATUS_ERROR, msg, NULL);
       return;
     }

@@ -43,9 +43,13 @@ print_usage (FILE *out)
          "  add NAME --url URL [--header 'K: V']…  Add a server reached over streamable HTTP\n"
          "  remove NAME                            Remove a server\n"
          "  tools NAME [--json]                    Start a server and list the tools it offers\n"
+         "  tool NAME TOOL allow|ask|deny|off      Set one tool of a server (TOOL as the server names it):\n"
+         "                                         allow runs it without a card, ask (the default) shows\n"
+         "                                         one, deny refuses it, off hides it\n"
          "\n"
-         "Every MCP tool asks before it runs (it acts outside this computer's files); a server\n"
-         "gets only the environment its entry names, never OpenWorker's keys.\n", out);
+         "Every MCP tool asks before it runs (it acts outside this computer's files) unless a\n"
+         "person allows it here; a server gets only the environment its entry names, never\n"
+         "OpenWorker's keys.\n", out);
 }
 
 static char *
@@ -55,6 +59,22 @@ mcp_json_path (void)
 }
 
 /* ---- list ------------------------------------------------------------------ */
+
+/* The entry's tool settings, sorted by tool name: "echo=allow", … */
+static GPtrArray *
+tool_settings (const OwMcpServerConfig *c)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  GHashTableIter iter;
+  gpointer k;
+
+  g_hash_table_iter_init (&iter, c->tools);
+  while (g_hash_table_iter_next (&iter, &k, NULL))
+    g_ptr_array_add (out, g_strdup_printf ("%s=%s", (const char *) k,
+                                           ow_mcp_tool_setting_to_string (ow_mcp_server_config_tool_setting (c, k))));
+  g_ptr_array_sort (out, (GCompareFunc) g_ascii_strcasecmp);
+  return out;
+}
 
 static int
 mcp_list (gboolean json)
@@ -83,6 +103,18 @@ mcp_list (gboolean json)
           if (c->url != NULL)
             json_object_set_string_member (o, "url", c->url);
           json_object_set_boolean_member (o, "enabled", c->enabled);
+          json_object_set_boolean_member (o, "requires_approval", c->requires_approval);
+          {
+            g_autoptr(GPtrArray) settings = tool_settings (c);
+            JsonObject *tools = json_object_new ();
+
+            for (guint j = 0; j < settings->len; j++)
+              {
+                g_auto(GStrv) kv = g_strsplit (g_ptr_array_index (settings, j), "=", 2);
+                json_object_set_string_member (tools, kv[0], kv[1]);
+              }
+            json_object_set_object_member (o, "tools", tools);
+          }
           if (c->error != NULL)
             json_object_set_string_member (o, "error", c->error);
           json_array_add_object_element (arr, o);
@@ -105,6 +137,18 @@ mcp_list (gboolean json)
       printf ("%-20s %s %s%s%s%s%s\n", c->name, c->transport == OW_MCP_TRANSPORT_HTTP ? "http " : "stdio",
               c->url != NULL ? c->url : (c->command != NULL ? c->command : ""), *args ? " " : "", args,
               c->enabled ? "" : "  (disabled)", "");
+      {
+        g_autoptr(GPtrArray) settings = tool_settings (c);
+
+        if (!c->requires_approval)
+          printf ("%-20s   every tool runs without asking (requires_approval false)\n", "");
+        if (settings->len > 0)
+          {
+            g_ptr_array_add (settings, NULL);
+            g_autofree char *joined = g_strjoinv (", ", (char **) settings->pdata);
+            printf ("%-20s   tools: %s\n", "", joined);
+          }
+      }
       if (c->error != NULL)
         printf ("%-20s   cannot be used: %s\n", "", c->error);
     }
@@ -205,6 +249,26 @@ mcp_remove (const char *name)
   return 0;
 }
 
+/* ---- tool ------------------------------------------------------------------ */
+
+static int
+mcp_tool (int argc, char **argv)
+{
+  g_autofree char *path = mcp_json_path ();
+  g_autoptr(GError) error = NULL;
+  const char *name = argc > 2 ? argv[2] : NULL;
+  const char *tool = argc > 3 ? argv[3] : NULL;
+  const char *setting = argc > 4 ? argv[4] : NULL;
+
+  if (name == NULL || tool == NULL || setting == NULL || argc > 5)
+    return fail (2, "usage: openworker mcp tool NAME TOOL allow|ask|deny|off");
+  if (!ow_mcp_edit_set_tool (path, name, tool, setting, &error))
+    return fail (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)
+                 || g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT) ? 2 : 1, "%s", error->message);
+  printf ("The tool \"%s\" of the MCP server \"%s\" is now %s.\n", tool, name, setting);
+  return 0;
+}
+
 /* ---- tools ----------------------------------------------------------------- */
 
 static int
@@ -250,6 +314,7 @@ mcp_tools (const char *name, gboolean json)
                                          ow_mcp_provider_server_tool_name (OW_MCP_PROVIDER (provider),
                                                                            ow_tool_get_name (tool)));
           json_object_set_string_member (o, "risk", ow_risk_to_string (ow_tool_get_risk (tool)));
+          json_object_set_string_member (o, "setting", ow_tool_get_allowed_by (tool) != NULL ? "allow" : "ask");
           if (description != NULL)
             json_object_set_string_member (o, "description", description);
           json_array_add_object_element (arr, o);
@@ -292,6 +357,8 @@ ow_mcp_main (int argc, char **argv)
     }
   if (g_str_equal (verb, "add"))
     return mcp_add (argc, argv);
+  if (g_str_equal (verb, "tool"))
+    return mcp_tool (argc, argv);
   for (int i = 2; i < argc; i++)
     if (g_str_equal (argv[i], "--json"))
       json = TRUE;

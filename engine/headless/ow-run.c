@@ -81,6 +81,8 @@ typedef struct {
   OwRunRecord  *record;
   guint         tool_calls;
   GHashTable   *tool_status;  /* status → count */
+  gint64        progress_shown_us;  /* when the last progress line was printed (monotonic) */
+  gboolean      progress_open;      /* a terminal's progress bar is on the current line */
   gint64        started_us;
   gint64        context_size;  /* the window the model was given (saved setting), 0 = provider's */
   gint64        compaction_trigger; /* tokens at which the history is compacted */
@@ -344,6 +346,53 @@ show_shell_summary (JsonObject *d)
     show (stderr, "    └ exit code %" G_GINT64_FORMAT "\n", code);
 }
 
+/* A tool's progress (MCP notifications/progress) under its step: at a
+ * terminal one bar redrawn in place, elsewhere a line at most every half
+ * second (and always the last one), so a chatty server cannot flood a log.
+ * Every event is in events.jsonl either way. */
+static void
+show_progress (Run *r, JsonObject *d)
+{
+  double progress = json_object_get_double_member_with_default (d, "progress", 0);
+  double total = json_object_get_double_member_with_default (d, "total", -1);
+  const char *message = json_object_get_string_member_with_default (d, "message", NULL);
+  gboolean tty = isatty (STDERR_FILENO);
+  gboolean last = total > 0 && progress >= total;
+  gint64 now = g_get_monotonic_time ();
+  g_autofree char *text = message != NULL ? ow_terminal_escape (message, NULL, NULL) : NULL;
+  g_autoptr(GString) line = g_string_new ("    ⋯ ");
+
+  if (!tty && !last && r->progress_shown_us != 0 && now - r->progress_shown_us < G_USEC_PER_SEC / 2)
+    return;
+  r->progress_shown_us = now;
+  if (total > 0)
+    {
+      double frac = CLAMP (progress / total, 0.0, 1.0);
+      int filled = (int) (frac * 20 + 0.5);
+
+      g_string_append_c (line, '[');
+      for (int i = 0; i < 20; i++)
+        g_string_append (line, i < filled ? "█" : "·");
+      g_string_append_printf (line, "] %3d%% (%g/%g)", (int) (frac * 100 + 0.5), progress, total);
+    }
+  else
+    g_string_append_printf (line, "%g", progress);
+  if (text != NULL && text[0] != '\0')
+    g_string_append_printf (line, " %s", text);
+  if (tty)
+    {
+      show (stderr, "\r\033[K%s", line->str);
+      r->progress_open = TRUE;
+      if (last)
+        {
+          fputc ('\n', stderr);
+          r->progress_open = FALSE;
+        }
+    }
+  else
+    show (stderr, "%s\n", line->str);
+}
+
 static void
 on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
 {
@@ -353,7 +402,15 @@ on_session_event_cb (OwSession *session, OwEvent *event, gpointer user_data)
 
   ow_run_record_event (r->record, event);
 
-  if (g_str_equal (type, "tool_started"))
+  if (r->progress_open && !g_str_equal (type, "tool_progress"))
+    {
+      /* The next line starts below the bar. */
+      fputc ('\n', stderr);
+      r->progress_open = FALSE;
+    }
+  if (g_str_equal (type, "tool_progress"))
+    show_progress (r, d);
+  else if (g_str_equal (type, "tool_started"))
     {
       r->tool_calls++;
     }

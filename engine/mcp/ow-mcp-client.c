@@ -139,6 +139,11 @@ struct _OwMcpClient
   gboolean     list_dirty;      /* list_changed came during a listing or before init */
   guint        n_listings;
 
+  /* elicitation */
+  OwMcpElicitationFunc elicit_func;  /* or NULL: not offered */
+  gpointer     elicit_data;
+  guint        asking;          /* elicitations waiting for a person: calls' silence clocks stop */
+
   /* restarts */
   guint        restart_id;
   guint        restarts;        /* in a row, since the last READY */
@@ -307,6 +312,8 @@ send_cancelled (OwMcpClient *self,
   send_notification (self, "notifications/cancelled", params);
 }
 
+static void pending_arm (Pending *p);
+
 static gboolean
 on_pending_timeout_cb (gpointer user_data)
 {
@@ -315,6 +322,13 @@ on_pending_timeout_cb (gpointer user_data)
   g_autoptr(GError) error = NULL;
 
   p->timeout_id = 0;
+  if (self->asking > 0 && !p->capped && g_str_equal (p->method, "tools/call"))
+    {
+      /* The server waits for a person's answer, not the other way round:
+       * no silence limit meanwhile (the hard limit still holds). */
+      pending_arm (p);
+      return G_SOURCE_REMOVE;
+    }
   send_cancelled (self, p->id, "timed out");
   if (p->capped)
     error = g_error_new (OW_MCP_ERROR, OW_MCP_ERROR_TIMEOUT,
@@ -465,6 +479,256 @@ answer_result (OwMcpClient *self,
   conn_send (self, line);
 }
 
+/* ---- Elicitation ----------------------------------------------------------- */
+
+struct _OwMcpElicitation
+{
+  gint         refcount;
+  OwMcpClient *client;       /* owned */
+  guint        generation;   /* the connection that asked: an answer never reaches another */
+  JsonNode    *id;           /* the request's id (owned) */
+  gboolean     url_mode;
+  char        *message;
+  JsonObject  *schema;
+  char        *url;
+  char        *host;
+  gboolean     answered;
+  gboolean     counted;      /* in client->asking */
+};
+
+OwMcpElicitation *
+ow_mcp_elicitation_ref (OwMcpElicitation *e)
+{
+  g_atomic_int_inc (&e->refcount);
+  return e;
+}
+
+void
+ow_mcp_elicitation_unref (OwMcpElicitation *e)
+{
+  if (e == NULL || !g_atomic_int_dec_and_test (&e->refcount))
+    return;
+  if (!e->answered)
+    ow_mcp_elicitation_respond (e, "cancel", NULL, "nobody answered");
+  g_object_unref (e->client);
+  json_node_unref (e->id);
+  g_free (e->message);
+  json_object_unref (e->schema);
+  g_free (e->url);
+  g_free (e->host);
+  g_free (e);
+}
+
+const char *
+ow_mcp_elicitation_get_server (OwMcpElicitation *e)
+{
+  return e->client->config->name;
+}
+
+gboolean
+ow_mcp_elicitation_is_url (OwMcpElicitation *e)
+{
+  return e->url_mode;
+}
+
+const char *
+ow_mcp_elicitation_get_message (OwMcpElicitation *e)
+{
+  return e->message;
+}
+
+JsonObject *
+ow_mcp_elicitation_get_schema (OwMcpElicitation *e)
+{
+  return e->schema;
+}
+
+const char *
+ow_mcp_elicitation_get_url (OwMcpElicitation *e)
+{
+  return e->url;
+}
+
+const char *
+ow_mcp_elicitation_get_host (OwMcpElicitation *e)
+{
+  return e->host;
+}
+
+static void answer_result (OwMcpClient *self, JsonNode *id, JsonObject *result);
+
+void
+ow_mcp_elicitation_respond (OwMcpElicitation *e,
+                            const char       *action,
+                            JsonObject       *content,
+                            const char       *reason)
+{
+  g_autoptr(JsonObject) result = NULL;
+
+  if (e->answered)
+    return;
+  e->answered = TRUE;
+  if (e->counted && e->client->asking > 0)
+    {
+      GHashTableIter iter;
+      gpointer value;
+
+      e->client->asking--;
+      /* A fresh silence window for the calls that waited. */
+      g_hash_table_iter_init (&iter, e->client->pending);
+      while (g_hash_table_iter_next (&iter, NULL, &value))
+        if (g_str_equal (((Pending *) value)->method, "tools/call") && ((Pending *) value)->timeout_id != 0)
+          pending_arm (value);
+    }
+  if (e->generation != e->client->generation)
+    return;   /* the server that asked is gone */
+  result = json_object_new ();
+  json_object_set_string_member (result, "action", action);
+  if (content != NULL && g_str_equal (action, "accept") && !e->url_mode)
+    json_object_set_object_member (result, "content", json_object_ref (content));
+  if (reason != NULL)
+    {
+      JsonObject *meta = json_object_new ();
+
+      json_object_set_string_member (meta, "io.openworker/reason", reason);
+      json_object_set_object_member (result, "_meta", meta);
+    }
+  answer_result (e->client, e->id, result);
+}
+
+/* Words that mean a secret; "key" only as a whole word of the name. */
+static gboolean
+text_is_secret (const char *text, gboolean name)
+{
+  static const char *const words[] = {
+    "password", "passwd", "passphrase", "passcode", "secret", "token", "api key", "apikey", "api_key", "api-key",
+    "private key", "private_key", "credential", "access key", "access_key", "client_secret", NULL,
+  };
+  g_autofree char *low = NULL;
+
+  if (text == NULL)
+    return FALSE;
+  low = g_ascii_strdown (text, -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    if (strstr (low, words[i]) != NULL)
+      return TRUE;
+  if (name)
+    {
+      /* sshKey, ssh_key, "SSH key", pin, pwd: whole words, camelCase split. */
+      GString *spaced = g_string_new (NULL);
+      g_auto(GStrv) parts = NULL;
+      gboolean found = FALSE;
+
+      for (const char *p = text; *p != '\0'; p++)
+        {
+          if (g_ascii_isupper (*p) && p > text && (g_ascii_islower (p[-1]) || g_ascii_isdigit (p[-1])))
+            g_string_append_c (spaced, ' ');
+          g_string_append_c (spaced, g_ascii_isalnum (*p) ? g_ascii_tolower (*p) : ' ');
+        }
+      parts = g_strsplit (spaced->str, " ", -1);
+      g_string_free (spaced, TRUE);
+      for (guint i = 0; parts[i] != NULL && !found; i++)
+        found = g_str_equal (parts[i], "key") || g_str_equal (parts[i], "pwd") || g_str_equal (parts[i], "pin")
+                || g_str_equal (parts[i], "otp");
+      if (found)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+ow_mcp_elicitation_field_is_secret (const char *name,
+                                    JsonObject *field)
+{
+  if (text_is_secret (name, TRUE))
+    return TRUE;
+  if (field == NULL)
+    return FALSE;
+  if (g_strcmp0 (ow_json_get_string (field, "format"), "password") == 0
+      || ow_json_get_bool (field, "writeOnly", FALSE))
+    return TRUE;
+  return text_is_secret (ow_json_get_string (field, "title"), TRUE)
+         || text_is_secret (ow_json_get_string (field, "description"), FALSE);
+}
+
+void
+ow_mcp_client_set_elicitation_handler (OwMcpClient          *self,
+                                       OwMcpElicitationFunc  func,
+                                       gpointer              user_data)
+{
+  g_return_if_fail (OW_IS_MCP_CLIENT (self));
+  self->elicit_func = func;
+  self->elicit_data = user_data;
+}
+
+static void
+handle_elicitation (OwMcpClient      *self,
+                    OwJsonRpcMessage *msg)
+{
+  JsonObject *params = msg->params != NULL && JSON_NODE_HOLDS_OBJECT (msg->params)
+                         ? json_node_get_object (msg->params) : NULL;
+  const char *mode = params != NULL ? ow_json_get_string (params, "mode") : NULL;
+  g_autoptr(OwMcpElicitation) e = NULL;
+  JsonObject *schema;
+
+  if (self->elicit_func == NULL)
+    {
+      answer_error (self, msg->id, OW_JSONRPC_METHOD_NOT_FOUND,
+                    "OpenWorker did not offer elicitation to this server.");
+      return;
+    }
+  if (params == NULL || (mode != NULL && !g_str_equal (mode, "form") && !g_str_equal (mode, "url")))
+    {
+      answer_error (self, msg->id, OW_JSONRPC_INVALID_PARAMS, "elicitation/create needs params with mode form or url.");
+      return;
+    }
+  e = g_new0 (OwMcpElicitation, 1);
+  e->refcount = 1;
+  e->client = g_object_ref (self);
+  e->generation = self->generation;
+  e->id = json_node_copy (msg->id);
+  e->url_mode = g_strcmp0 (mode, "url") == 0;
+  e->message = g_strdup (ow_json_get_string (params, "message") != NULL ? ow_json_get_string (params, "message") : "");
+  schema = ow_json_get_object (params, "requestedSchema");
+  e->schema = schema != NULL ? ow_json_object_deep_copy (schema) : json_object_new ();
+  if (e->url_mode)
+    {
+      const char *url = ow_json_get_string (params, "url");
+      g_autoptr(GUri) uri = url != NULL ? g_uri_parse (url, G_URI_FLAGS_NONE, NULL) : NULL;
+
+      e->url = g_strdup (url);
+      if (uri != NULL && g_uri_get_host (uri) != NULL
+          && (g_str_equal (g_uri_get_scheme (uri), "https") || g_str_equal (g_uri_get_scheme (uri), "http")))
+        e->host = g_strdup (g_uri_get_host (uri));
+      if (e->host == NULL)
+        {
+          ow_mcp_elicitation_respond (e, "decline", NULL, "OpenWorker shows only http and https addresses.");
+          return;
+        }
+    }
+  else
+    {
+      JsonObject *props = ow_json_get_object (e->schema, "properties");
+      g_autoptr(GList) names = props != NULL ? json_object_get_members (props) : NULL;
+
+      for (GList *l = names; l != NULL; l = l->next)
+        if (ow_mcp_elicitation_field_is_secret (l->data, ow_json_get_object (props, l->data)))
+          {
+            g_autofree char *why = g_strdup_printf ("OpenWorker never collects secrets through a form (the field "
+                                                    "“%s” asks for one); configure it in the server's entry instead.",
+                                                    (const char *) l->data);
+
+            g_message ("MCP server %s asked for a secret in a form (%s); declined.", self->config->name,
+                       (const char *) l->data);
+            ow_mcp_elicitation_respond (e, "decline", NULL, why);
+            return;
+          }
+    }
+  e->counted = TRUE;
+  self->asking++;
+  self->elicit_func (self, e, self->elicit_data);
+}
+
 static void
 handle_server_request (OwMcpClient      *self,
                        OwJsonRpcMessage *msg)
@@ -493,6 +757,8 @@ handle_server_request (OwMcpClient      *self,
       json_object_set_array_member (result, "roots", roots);
       answer_result (self, msg->id, result);
     }
+  else if (g_str_equal (msg->method, "elicitation/create"))
+    handle_elicitation (self, msg);
   else if (g_str_equal (msg->method, "sampling/createMessage"))
     answer_error (self, msg->id, OW_JSONRPC_METHOD_NOT_FOUND,
                   "OpenWorker does not let MCP servers sample its model.");
@@ -1023,10 +1289,18 @@ initialize_params (OwMcpClient *self)
   JsonObject *info = json_object_new ();
 
   json_object_set_string_member (params, "protocolVersion", OFFERED_VERSION);
-  /* Only roots: sampling and elicitation are not offered, so servers do
-   * not ask for them (and are refused when they do). */
+  /* Roots, and elicitation only when someone can answer it; sampling is
+   * never offered, so servers do not ask for it (and are refused). */
   json_object_set_boolean_member (roots, "listChanged", FALSE);
   json_object_set_object_member (caps, "roots", roots);
+  if (self->elicit_func != NULL)
+    {
+      JsonObject *elicitation = json_object_new ();
+
+      json_object_set_object_member (elicitation, "form", json_object_new ());
+      json_object_set_object_member (elicitation, "url", json_object_new ());
+      json_object_set_object_member (caps, "elicitation", elicitation);
+    }
   json_object_set_object_member (params, "capabilities", caps);
   json_object_set_string_member (info, "name", "openworker");
   json_object_set_string_member (info, "title", "OpenWorker");
@@ -1531,6 +1805,13 @@ ow_mcp_client_lookup_tool (OwMcpClient *self,
         return tool;
     }
   return NULL;
+}
+
+const OwMcpServerConfig *
+ow_mcp_client_get_config (OwMcpClient *self)
+{
+  g_return_val_if_fail (OW_IS_MCP_CLIENT (self), NULL);
+  return self->config;
 }
 
 const char *

@@ -11,8 +11,9 @@
  * re-lists when the server says they changed (coalescing storms of
  * notifications into at most one listing in flight and one queued), calls
  * tools with progress, cancellation and timeouts, answers the server's own
- * requests (ping; roots/list with the configured folders; everything else,
- * sampling and elicitation included, with a JSON-RPC error), and restarts
+ * requests (ping; roots/list with the configured folders; elicitation/create
+ * through a handler when one is installed; everything else, sampling
+ * included, with a JSON-RPC error), and restarts
  * a crashed server with backoff.
  *
  * The tool seam (OwToolProvider) adapts it; this file knows nothing of
@@ -97,6 +98,44 @@ typedef void (*OwMcpProgressFunc) (double      progress,
                                    const char *message,
                                    gpointer    user_data);
 
+/* ---- Elicitation -------------------------------------------------------- */
+
+/* One elicitation/create request of the server (2025-06-18 form mode,
+ * 2025-11-25 URL mode), to be answered once with
+ * ow_mcp_elicitation_respond(). Reference counted; a request dropped
+ * without an answer is answered "cancel". */
+typedef struct _OwMcpElicitation OwMcpElicitation;
+typedef struct _OwMcpClient OwMcpClient;
+
+OwMcpElicitation *ow_mcp_elicitation_ref         (OwMcpElicitation *e);
+void              ow_mcp_elicitation_unref       (OwMcpElicitation *e);
+const char       *ow_mcp_elicitation_get_server  (OwMcpElicitation *e);   /* the entry's name */
+gboolean          ow_mcp_elicitation_is_url      (OwMcpElicitation *e);
+const char       *ow_mcp_elicitation_get_message (OwMcpElicitation *e);   /* never NULL */
+/* Form mode: the flat requestedSchema (never NULL; {} when absent). */
+JsonObject       *ow_mcp_elicitation_get_schema  (OwMcpElicitation *e);
+/* URL mode: the address and its host (NULL when it is not http(s)). */
+const char       *ow_mcp_elicitation_get_url     (OwMcpElicitation *e);
+const char       *ow_mcp_elicitation_get_host    (OwMcpElicitation *e);
+/* @action "accept" (with @content for a form; NULL for a URL, where it
+ * means consent only), "decline" or "cancel"; @reason, when given, goes to
+ * the server in the result's _meta. Later calls do nothing. */
+void              ow_mcp_elicitation_respond     (OwMcpElicitation *e,
+                                                  const char       *action,
+                                                  JsonObject       *content,
+                                                  const char       *reason);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (OwMcpElicitation, ow_mcp_elicitation_unref)
+
+/* Whether a form field asks for a secret (a password, token, key,
+ * credential…) by its name, title or description: form mode must never
+ * collect one, so such a request is declined before anyone is asked. */
+gboolean          ow_mcp_elicitation_field_is_secret (const char *name, JsonObject *field);
+
+/* Receives @request (transfer none: take a reference to answer later). */
+typedef void (*OwMcpElicitationFunc) (OwMcpClient      *client,
+                                      OwMcpElicitation *request,
+                                      gpointer          user_data);
+
 /* ---- Client ----------------------------------------------------------- */
 
 #define OW_TYPE_MCP_CLIENT (ow_mcp_client_get_type ())
@@ -109,12 +148,23 @@ G_DECLARE_FINAL_TYPE (OwMcpClient, ow_mcp_client, OW, MCP_CLIENT, GObject)
 
 OwMcpClient *ow_mcp_client_new              (const OwMcpServerConfig *config);
 const char  *ow_mcp_client_get_name         (OwMcpClient *self);
+/* The entry the client was made from. (transfer none) */
+const OwMcpServerConfig *ow_mcp_client_get_config (OwMcpClient *self);
 OwMcpStatus  ow_mcp_client_get_status       (OwMcpClient *self);
 const char  *ow_mcp_client_get_last_error   (OwMcpClient *self);
 const char  *ow_mcp_client_get_protocol_version (OwMcpClient *self);
 const char  *ow_mcp_client_get_instructions (OwMcpClient *self);
 /* The server's serverInfo, or NULL before initialize. (transfer none) */
 JsonObject  *ow_mcp_client_get_server_info  (OwMcpClient *self);
+
+/* Installs (or with NULL removes) who answers the server's
+ * elicitation/create. Only with a handler does initialize declare the
+ * `elicitation` capability (form and URL), so install it before start.
+ * Without one the request is answered with a JSON-RPC error. A form that
+ * asks for a secret is declined here, the handler never sees it. */
+void         ow_mcp_client_set_elicitation_handler (OwMcpClient          *self,
+                                                    OwMcpElicitationFunc  func,
+                                                    gpointer              user_data);
 
 /* Spawns the server, initializes and lists its tools. Fails with
  * OW_MCP_ERROR_* (SPAWN, EXITED, TIMEOUT after the start timeout, VERSION,

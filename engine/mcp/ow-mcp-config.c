@@ -9,6 +9,55 @@
 #include "ow-error.h"
 #include "ow-json.h"
 
+static const char *const setting_names[] = { "ask", "allow", "deny", "off" };
+
+const char *
+ow_mcp_tool_setting_to_string (OwMcpToolSetting setting)
+{
+  return (guint) setting < G_N_ELEMENTS (setting_names) ? setting_names[setting] : "ask";
+}
+
+gboolean
+ow_mcp_tool_setting_from_string (const char       *text,
+                                 OwMcpToolSetting *out)
+{
+  for (guint i = 0; text != NULL && i < G_N_ELEMENTS (setting_names); i++)
+    if (g_str_equal (text, setting_names[i]))
+      {
+        *out = (OwMcpToolSetting) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static GHashTable *
+tools_new (void)
+{
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+/* GPOINTER_TO_INT (value) - 1, so that 0 can mean "not set". */
+static gboolean
+tools_lookup (GHashTable       *tools,
+              const char       *tool,
+              OwMcpToolSetting *out)
+{
+  gpointer v = g_hash_table_lookup (tools, tool);
+
+  if (v == NULL)
+    return FALSE;
+  *out = (OwMcpToolSetting) (GPOINTER_TO_INT (v) - 1);
+  return TRUE;
+}
+
+static void
+tools_set (GHashTable       *tools,
+           const char       *tool,
+           OwMcpToolSetting  setting)
+{
+  g_hash_table_insert (tools, g_strdup (tool), GINT_TO_POINTER ((int) setting + 1));
+}
+
 OwMcpServerConfig *
 ow_mcp_server_config_new (const char *name)
 {
@@ -20,6 +69,7 @@ ow_mcp_server_config_new (const char *name)
   c->headers = g_new0 (char *, 1);
   c->exclude_tools = g_new0 (char *, 1);
   c->roots = g_new0 (char *, 1);
+  c->tools = tools_new ();
   c->enabled = TRUE;
   c->requires_approval = TRUE;
   c->start_timeout_ms = 10 * 1000;
@@ -49,6 +99,15 @@ ow_mcp_server_config_copy (const OwMcpServerConfig *config)
   c->auth = g_strdup (config->auth);
   c->client_id = g_strdup (config->client_id);
   c->error = g_strdup (config->error);
+  c->tools = tools_new ();
+  {
+    GHashTableIter iter;
+    gpointer k, v;
+
+    g_hash_table_iter_init (&iter, config->tools);
+    while (g_hash_table_iter_next (&iter, &k, &v))
+      g_hash_table_insert (c->tools, g_strdup (k), v);
+  }
   return c;
 }
 
@@ -69,6 +128,7 @@ ow_mcp_server_config_free (OwMcpServerConfig *c)
   g_strfreev (c->roots);
   g_free (c->auth);
   g_free (c->client_id);
+  g_clear_pointer (&c->tools, g_hash_table_unref);
   g_free (c->error);
   g_free (c);
 }
@@ -243,10 +303,54 @@ read_seconds (JsonObject *entry,
   return (guint) (s * 1000);
 }
 
+/* "tools": {"<tool>": "allow"|"ask"|"deny"|"off"}. A workspace's file
+ * (@workspace) may only narrow. */
+static void
+read_tools (JsonObject        *entry,
+            gboolean           workspace,
+            OwMcpServerConfig *c,
+            GString           *problems)
+{
+  g_autoptr(GList) members = NULL;
+  JsonObject *map;
+
+  if (json_object_get_member (entry, "tools") == NULL)
+    return;
+  map = ow_json_get_object (entry, "tools");
+  if (map == NULL)
+    {
+      g_string_append (problems, "“tools” must be an object of tool names to \"allow\", \"ask\", \"deny\" or \"off\". ");
+      return;
+    }
+  members = json_object_get_members (map);
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      const char *value = ow_json_get_string (map, l->data);
+      OwMcpToolSetting setting;
+
+      if (!ow_mcp_tool_setting_from_string (value, &setting))
+        {
+          g_string_append_printf (problems, "“tools.%s” must be \"allow\", \"ask\", \"deny\" or \"off\". ",
+                                  (const char *) l->data);
+          continue;
+        }
+      if (workspace && setting == OW_MCP_TOOL_ALLOW)
+        {
+          g_string_append_printf (problems, "“tools.%s” is \"allow\", but a workspace's mcp.json may only narrow "
+                                  "(ask, deny, off); allow it in the machine's mcp.json "
+                                  "(`openworker mcp tool %s %s allow`). ",
+                                  (const char *) l->data, c->name, (const char *) l->data);
+          continue;
+        }
+      tools_set (c->tools, l->data, setting);
+    }
+}
+
 static OwMcpServerConfig *
 parse_entry (const char *name,
              JsonNode   *node,
-             Resolver   *r)
+             Resolver   *r,
+             gboolean    workspace)
 {
   g_autoptr(OwMcpServerConfig) c = ow_mcp_server_config_new (name);
   g_autoptr(GString) problems = g_string_new (NULL);
@@ -286,6 +390,13 @@ parse_entry (const char *name,
              &c->exclude_tools, problems);
   c->enabled = ow_json_get_bool (entry, "enabled", TRUE);
   c->requires_approval = ow_json_get_bool (entry, "requires_approval", TRUE);
+  if (workspace && !c->requires_approval)
+    {
+      g_string_append (problems, "“requires_approval” is false, but a workspace's mcp.json may only narrow; "
+                       "set it in the machine's mcp.json. ");
+      c->requires_approval = TRUE;
+    }
+  read_tools (entry, workspace, c, problems);
   c->start_timeout_ms = read_seconds (entry, "startup_timeout_sec", c->start_timeout_ms, problems);
   c->call_timeout_ms = read_seconds (entry, "tool_timeout_sec", c->call_timeout_ms, problems);
   c->call_max_ms = read_seconds (entry, "tool_timeout_max_sec", MAX (c->call_max_ms, c->call_timeout_ms), problems);
@@ -326,12 +437,13 @@ parse_entry (const char *name,
   return g_steal_pointer (&c);
 }
 
-GPtrArray *
-ow_mcp_config_parse (const char       *text,
-                     gssize            len,
-                     OwMcpResolveFunc  resolve,
-                     gpointer          resolve_data,
-                     GError          **error)
+static GPtrArray *
+parse_text (const char       *text,
+            gssize            len,
+            OwMcpResolveFunc  resolve,
+            gpointer          resolve_data,
+            gboolean          workspace,
+            GError          **error)
 {
   g_autoptr(GError) parse_error = NULL;
   g_autoptr(JsonObject) root = NULL;
@@ -357,15 +469,26 @@ ow_mcp_config_parse (const char       *text,
   servers = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_mcp_server_config_free);
   names = json_object_get_members (map);
   for (GList *l = names; l != NULL; l = l->next)
-    g_ptr_array_add (servers, parse_entry (l->data, json_object_get_member (map, l->data), &r));
+    g_ptr_array_add (servers, parse_entry (l->data, json_object_get_member (map, l->data), &r, workspace));
   g_free (r.missing);
   return g_steal_pointer (&servers);
+}
+
+GPtrArray *
+ow_mcp_config_parse (const char       *text,
+                     gssize            len,
+                     OwMcpResolveFunc  resolve,
+                     gpointer          resolve_data,
+                     GError          **error)
+{
+  return parse_text (text, len, resolve, resolve_data, FALSE, error);
 }
 
 static GPtrArray *
 load_file (const char       *path,
            OwMcpResolveFunc  resolve,
            gpointer          resolve_data,
+           gboolean          workspace,
            GError          **error)
 {
   g_autoptr(GError) read_error = NULL;
@@ -381,10 +504,24 @@ load_file (const char       *path,
       g_set_error (error, OW_MCP_ERROR, OW_MCP_ERROR_CONFIG, "%s cannot be read: %s", path, read_error->message);
       return NULL;
     }
-  servers = ow_mcp_config_parse (text, (gssize) len, resolve, resolve_data, &parse_error);
+  servers = parse_text (text, (gssize) len, resolve, resolve_data, workspace, &parse_error);
   if (servers == NULL)
     g_set_error (error, OW_MCP_ERROR, OW_MCP_ERROR_CONFIG, "%s: %s", path, parse_error->message);
   return servers;
+}
+
+/* off > deny > ask > allow. */
+static int
+strictness (OwMcpToolSetting setting)
+{
+  switch (setting)
+    {
+    case OW_MCP_TOOL_ALLOW: return 0;
+    case OW_MCP_TOOL_ASK: return 1;
+    case OW_MCP_TOOL_DENY: return 2;
+    case OW_MCP_TOOL_OFF:
+    default: return 3;
+    }
 }
 
 GPtrArray *
@@ -397,35 +534,69 @@ ow_mcp_config_load (const char       *global_path,
   g_autoptr(GPtrArray) servers = NULL;
   g_autoptr(GPtrArray) local = NULL;
 
-  servers = global_path != NULL ? load_file (global_path, resolve, resolve_data, error)
+  servers = global_path != NULL ? load_file (global_path, resolve, resolve_data, FALSE, error)
                                 : g_ptr_array_new_with_free_func ((GDestroyNotify) ow_mcp_server_config_free);
   if (servers == NULL)
     return NULL;
   if (workspace_path == NULL)
     return g_steal_pointer (&servers);
-  local = load_file (workspace_path, resolve, resolve_data, error);
+  local = load_file (workspace_path, resolve, resolve_data, TRUE, error);
   if (local == NULL)
     return NULL;
   for (guint i = 0; i < local->len; i++)
     {
       OwMcpServerConfig *c = local->pdata[i];
-      gboolean taken = FALSE;
+      OwMcpServerConfig *global = NULL;
 
-      for (guint j = 0; j < servers->len && !taken; j++)
-        taken = g_str_equal (((OwMcpServerConfig *) servers->pdata[j])->name, c->name);
-      if (!taken)
-        g_ptr_array_add (servers, ow_mcp_server_config_copy (c));
+      for (guint j = 0; j < servers->len && global == NULL; j++)
+        if (g_str_equal (((OwMcpServerConfig *) servers->pdata[j])->name, c->name))
+          global = servers->pdata[j];
+      if (global == NULL)
+        {
+          g_ptr_array_add (servers, ow_mcp_server_config_copy (c));
+          continue;
+        }
+      /* The machine's entry holds; the workspace may only make a tool
+       * stricter (its "allow"s never got into c->tools). */
+      {
+        GHashTableIter iter;
+        gpointer k, v;
+
+        g_hash_table_iter_init (&iter, c->tools);
+        while (g_hash_table_iter_next (&iter, &k, &v))
+          {
+            OwMcpToolSetting narrow = (OwMcpToolSetting) (GPOINTER_TO_INT (v) - 1);
+
+            if (strictness (narrow) > strictness (ow_mcp_server_config_tool_setting (global, k)))
+              tools_set (global->tools, k, narrow);
+          }
+      }
     }
   return g_steal_pointer (&servers);
+}
+
+OwMcpToolSetting
+ow_mcp_server_config_tool_setting (const OwMcpServerConfig *config,
+                                   const char              *tool)
+{
+  OwMcpToolSetting setting;
+
+  if (config->include_tools != NULL && !g_strv_contains ((const char *const *) config->include_tools, tool))
+    return OW_MCP_TOOL_OFF;
+  if (g_strv_contains ((const char *const *) config->exclude_tools, tool))
+    return OW_MCP_TOOL_OFF;
+  if (tools_lookup (config->tools, tool, &setting))
+    return setting;
+  return config->requires_approval ? OW_MCP_TOOL_ASK : OW_MCP_TOOL_ALLOW;
 }
 
 gboolean
 ow_mcp_server_config_allows_tool (const OwMcpServerConfig *config,
                                   const char              *tool)
 {
-  if (config->include_tools != NULL && !g_strv_contains ((const char *const *) config->include_tools, tool))
-    return FALSE;
-  return !g_strv_contains ((const char *const *) config->exclude_tools, tool);
+  OwMcpToolSetting setting = ow_mcp_server_config_tool_setting (config, tool);
+
+  return setting == OW_MCP_TOOL_ASK || setting == OW_MCP_TOOL_ALLOW;
 }
 
 char *

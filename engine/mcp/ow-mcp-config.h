@@ -12,7 +12,8 @@
  * `include`/`exclude`), `startup_timeout_sec` (10), `tool_timeout_sec` (60),
  * `tool_timeout_max_sec` (600: the hard limit progress cannot extend),
  * `max_message_bytes` (16 MiB), `client_id` (a pre-registered OAuth client),
- * `auth`. `${VAR}` inside any string is replaced through a resolver hook
+ * `auth`, and `tools`: {"<the server's tool name>": "allow" | "ask" | "deny" |
+ * "off"} (see OwMcpToolSetting). `${VAR}` inside any string is replaced through a resolver hook
  * (the environment by default; the secret store plugs in there). An entry
  * that cannot be used keeps its name and carries `error`, so one bad entry
  * never hides the others.
@@ -27,6 +28,20 @@ typedef enum {
   OW_MCP_TRANSPORT_STDIO,
   OW_MCP_TRANSPORT_HTTP,
 } OwMcpTransport;
+
+/* What a person set for one tool of a server. `requires_approval: false`
+ * makes ALLOW the default of every tool of the entry; otherwise ASK is.
+ * Server annotations never change it. */
+typedef enum {
+  OW_MCP_TOOL_ASK,    /* a card in ask mode (the default) */
+  OW_MCP_TOOL_ALLOW,  /* runs without a card: a person's standing allow, from mcp.json */
+  OW_MCP_TOOL_DENY,   /* not offered; a call to its name is refused with the reason */
+  OW_MCP_TOOL_OFF,    /* not offered at all (as exclude_tools) */
+} OwMcpToolSetting;
+
+/* "allow", "ask", "deny", "off"; and back (FALSE for anything else). */
+const char *ow_mcp_tool_setting_to_string   (OwMcpToolSetting setting);
+gboolean    ow_mcp_tool_setting_from_string (const char *text, OwMcpToolSetting *out);
 
 typedef struct {
   char           *name;               /* the key in mcpServers */
@@ -49,6 +64,7 @@ typedef struct {
   guint           call_max_ms;        /* the hard limit of one call */
   gsize           max_message_bytes;  /* the largest message accepted from the server */
   guint           max_restarts;       /* restarts in a row after crashes before giving up */
+  GHashTable     *tools;              /* server tool name → GINT_TO_POINTER (OwMcpToolSetting); never NULL */
   char           *error;              /* why this entry cannot be used, or NULL */
 } OwMcpServerConfig;
 
@@ -73,7 +89,10 @@ GPtrArray         *ow_mcp_config_parse        (const char       *text,
  * and, when the workspace is trusted, of its .openworker/mcp.json
  * (@workspace_path; pass NULL for an untrusted workspace: its file is never
  * read, so it can never start a command). On a name in both, the global
- * entry wins. A file that does not exist adds nothing; one that cannot be
+ * entry wins, except that the workspace's `tools` settings narrow it (the
+ * stricter of the two holds: off > deny > ask > allow). A workspace's file
+ * may narrow but never widen: a tool set to "allow" or
+ * `requires_approval: false` there makes its entry an error. A file that does not exist adds nothing; one that cannot be
  * read or parsed fails the load with a sentence naming it. */
 GPtrArray         *ow_mcp_config_load         (const char       *global_path,
                                                const char       *workspace_path,
@@ -81,8 +100,13 @@ GPtrArray         *ow_mcp_config_load         (const char       *global_path,
                                                gpointer          resolve_data,
                                                GError          **error);
 
-/* Whether the server's include/exclude lists let @tool through. */
+/* Whether @tool is offered: the include/exclude lists let it through and
+ * its setting is neither deny nor off. */
 gboolean           ow_mcp_server_config_allows_tool (const OwMcpServerConfig *config, const char *tool);
+/* What holds for @tool: off when the include/exclude lists keep it out,
+ * else its `tools` setting, else allow when `requires_approval` is false,
+ * else ask. */
+OwMcpToolSetting   ow_mcp_server_config_tool_setting (const OwMcpServerConfig *config, const char *tool);
 
 /* The name the model sees: `mcp__<server>__<tool>`, every character outside
  * [A-Za-z0-9_-] replaced by '_', at most 64 characters. When @taken

@@ -185,3 +185,44 @@ ow_mcp_edit_get (const char *path, const char *name, GError **error)
   entry = servers != NULL && name != NULL ? ow_json_get_object (servers, name) : NULL;
   return entry != NULL ? ow_json_object_deep_copy (entry) : NULL;
 }
+
+gboolean
+ow_mcp_edit_set_tool (const char *path, const char *name, const char *tool, const char *setting, GError **error)
+{
+  g_autoptr(JsonObject) entry = NULL;
+  g_autoptr(JsonObject) tools = NULL;
+  g_autoptr(JsonNode) node = NULL;
+  OwMcpToolSetting value;
+  JsonObject *old;
+
+  if (!ow_mcp_tool_setting_from_string (setting, &value))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "“%s” is not a tool setting; use allow, ask, deny or off.", setting != NULL ? setting : "");
+      return FALSE;
+    }
+  if (tool == NULL || tool[0] == '\0')
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "Name the tool as the server does (`openworker mcp tools NAME --json` shows server_name).");
+      return FALSE;
+    }
+  entry = ow_mcp_edit_get (path, name, error);
+  if (entry == NULL)
+    {
+      if (error != NULL && *error == NULL)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "There is no MCP server named \"%s\".",
+                     name != NULL ? name : "");
+      return FALSE;
+    }
+  old = ow_json_get_object (entry, "tools");
+  tools = old != NULL ? ow_json_object_deep_copy (old) : json_object_new ();
+  if (value == OW_MCP_TOOL_ASK && ow_json_get_bool (entry, "requires_approval", TRUE))
+    json_object_remove_member (tools, tool);
+  else
+    json_object_set_string_member (tools, tool, setting);
+  if (json_object_get_size (tools) == 0)
+    return ow_mcp_edit_set (path, name, "tools", NULL, error);
+  node = json_node_init_object (json_node_alloc (), tools);
+  return ow_mcp_edit_set (path, name, "tools", node, error);
+}

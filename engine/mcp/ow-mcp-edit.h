@@ -40,6 +40,16 @@ gboolean  ow_mcp_edit_set          (const char  *path,
                                     JsonNode    *value,
                                     GError     **error);
 
+/* Sets @tool (the server's name for it) of @name's entry to @setting
+ * ("allow", "ask", "deny", "off") in its "tools" object. "ask" removes the
+ * tool's line when it would be the default anyway. Fails
+ * (G_IO_ERROR_INVALID_ARGUMENT) on another word. */
+gboolean  ow_mcp_edit_set_tool     (const char  *path,
+                                    const char  *name,
+                                    const char  *tool,
+                                    const char  *setting,
+                                    GError     **error);
+
 /* A copy of @name's entry as saved, or NULL (not found, or unreadable). */
 JsonObject *ow_mcp_edit_get        (const char  *path,
                                     const char  *name,

@@ -2,12 +2,56 @@
 #include "mcp/ow-mcp-provider.h"
 
 #include "ow-error.h"
+#include "ow-json.h"
 
 /* ---- One tool --------------------------------------------------------------
  *
  * OwMcpBoundTool is an OwTool for one listed tool of one client. It keeps
  * the client alive while a call runs (a provider dropped mid-call must not
  * free the connection under it). */
+
+/* ---- Who can be asked ---------------------------------------------------------
+ *
+ * A server asks (elicitation/create) while one of its tools runs. The
+ * provider routes the question to the call in flight, whose context knows
+ * how to reach the session's person (OwToolContext.ask_async: the attendant,
+ * as ask_user). Shared by the provider and its tools, which may outlive it. */
+
+typedef struct {
+  void        (*ask_async)  (GObject *, JsonObject *, GCancellable *, GAsyncReadyCallback, gpointer);
+  JsonObject *(*ask_finish) (GObject *, GAsyncResult *, GError **);
+  GObject      *data;         /* owned */
+  GCancellable *cancellable;  /* the call's, or NULL (owned) */
+} Asker;
+
+typedef struct {
+  gint    refcount;
+  GQueue  askers;   /* Asker*, calls in flight, oldest first */
+} Router;
+
+static Router *
+router_ref (Router *r)
+{
+  r->refcount++;
+  return r;
+}
+
+static void
+asker_free (Asker *a)
+{
+  g_object_unref (a->data);
+  g_clear_object (&a->cancellable);
+  g_free (a);
+}
+
+static void
+router_unref (Router *r)
+{
+  if (--r->refcount > 0)
+    return;
+  g_queue_clear_full (&r->askers, (GDestroyNotify) asker_free);
+  g_free (r);
+}
 
 #define OW_TYPE_MCP_BOUND_TOOL (ow_mcp_bound_tool_get_type ())
 G_DECLARE_FINAL_TYPE (OwMcpBoundTool, ow_mcp_bound_tool, OW, MCP_BOUND_TOOL, GObject)
@@ -20,6 +64,8 @@ struct _OwMcpBoundTool
   OwMcpTool   *tool;       /* owned reference */
   char        *full_name;  /* mcp__server__tool */
   char        *source;     /* mcp:server */
+  char        *allowed_by; /* the person's mcp.json lets it run without a card, or NULL */
+  Router      *router;     /* owned reference: where a call's questions go */
 };
 
 static void bound_tool_iface_init (OwToolInterface *iface);
@@ -36,6 +82,8 @@ ow_mcp_bound_tool_finalize (GObject *object)
   g_clear_pointer (&self->tool, ow_mcp_tool_unref);
   g_free (self->full_name);
   g_free (self->source);
+  g_free (self->allowed_by);
+  g_clear_pointer (&self->router, router_unref);
   G_OBJECT_CLASS (ow_mcp_bound_tool_parent_class)->finalize (object);
 }
 
@@ -97,6 +145,14 @@ static const char *
 bound_get_source (OwTool *tool)
 {
   return OW_MCP_BOUND_TOOL (tool)->source;
+}
+
+/* Only the entry's `tools` setting (or requires_approval: false) in a
+ * person's mcp.json; the server's annotations play no part. */
+static const char *
+bound_get_allowed_by (OwTool *tool)
+{
+  return OW_MCP_BOUND_TOOL (tool)->allowed_by;
 }
 
 /* A server's content block as one of ours. Audio and binary resources are
@@ -170,6 +226,10 @@ on_called (GObject *source, GAsyncResult *result, gpointer user_data)
   g_autoptr(GError) error = NULL;
   g_autoptr(OwMcpCallResult) r = ow_mcp_client_call_tool_finish (OW_MCP_CLIENT (source), result, &error);
   g_autofree char *message = NULL;
+  Asker *asker = g_task_get_task_data (task);
+
+  if (asker != NULL && self->router != NULL)
+    g_queue_remove (&self->router->askers, asker);
 
   if (r != NULL)
     {
@@ -204,6 +264,17 @@ bound_call_async (OwTool              *tool,
   Progress *p = NULL;
 
   g_task_set_source_tag (task, bound_call_async);
+  if (context != NULL && context->ask_async != NULL && context->ask_data != NULL && self->router != NULL)
+    {
+      Asker *a = g_new0 (Asker, 1);
+
+      a->ask_async = context->ask_async;
+      a->ask_finish = context->ask_finish;
+      a->data = g_object_ref (context->ask_data);
+      a->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+      g_queue_push_tail (&self->router->askers, a);
+      g_task_set_task_data (task, a, (GDestroyNotify) asker_free);
+    }
   if (progress != NULL)
     {
       p = g_new0 (Progress, 1);
@@ -234,6 +305,332 @@ bound_tool_iface_init (OwToolInterface *iface)
   iface->get_output_schema = bound_get_output_schema;
   iface->get_annotations = bound_get_annotations;
   iface->get_source = bound_get_source;
+  iface->get_allowed_by = bound_get_allowed_by;
+}
+
+/* ---- A server's questions (elicitation) ------------------------------------
+ *
+ * Form mode: first a card that names the server and its message and lists
+ * the fields ("Fill in" / "Decline"), then one question per field; the
+ * answers are typed by the field's schema. URL mode: one card that shows
+ * the host and the address ("Open" / "Decline"); OpenWorker never opens it,
+ * an accept is consent only. A question answered by rule (nobody there)
+ * declines: nothing is invented and nothing is opened. */
+
+typedef struct {
+  OwMcpElicitation *request;   /* owned reference */
+  Asker             asker;     /* a copy: the call may end while a question waits */
+  GList            *fields;    /* char*, owned list, the field names still to ask */
+  GList            *next;      /* the field being asked */
+  JsonObject       *content;   /* answers so far (owned) */
+  gboolean          consented;
+} Elicit;
+
+static void
+elicit_free (Elicit *el)
+{
+  ow_mcp_elicitation_unref (el->request);
+  g_object_unref (el->asker.data);
+  g_clear_object (&el->asker.cancellable);
+  g_list_free (el->fields);
+  json_object_unref (el->content);
+  g_free (el);
+}
+
+static void ask_next (Elicit *el);
+
+static gboolean
+answer_is (const char *answer, const char *option, guint number)
+{
+  char digits[8];
+
+  g_snprintf (digits, sizeof digits, "%u", number);
+  return answer != NULL && (g_ascii_strcasecmp (answer, option) == 0 || g_str_equal (answer, digits));
+}
+
+/* The allowed values of an enum field, or NULL. (transfer container) */
+static GPtrArray *
+field_choices (JsonObject *field)
+{
+  JsonArray *values = ow_json_get_array (field, "enum");
+  JsonArray *one_of = ow_json_get_array (field, "oneOf");
+  JsonObject *items = ow_json_get_object (field, "items");
+  GPtrArray *out;
+
+  if (values == NULL && one_of == NULL && items != NULL)
+    {
+      values = ow_json_get_array (items, "enum");
+      one_of = ow_json_get_array (items, "anyOf");
+    }
+  if (values == NULL && one_of == NULL)
+    return NULL;
+  out = g_ptr_array_new ();
+  for (guint i = 0; values != NULL && i < json_array_get_length (values); i++)
+    {
+      JsonNode *n = json_array_get_element (values, i);
+      if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING)
+        g_ptr_array_add (out, (gpointer) json_node_get_string (n));
+    }
+  for (guint i = 0; one_of != NULL && i < json_array_get_length (one_of); i++)
+    {
+      JsonNode *n = json_array_get_element (one_of, i);
+      const char *c = JSON_NODE_HOLDS_OBJECT (n) ? ow_json_get_string (json_node_get_object (n), "const") : NULL;
+      if (c != NULL)
+        g_ptr_array_add (out, (gpointer) c);
+    }
+  return out;
+}
+
+/* @text typed as @field says; NULL with @why when it does not fit. */
+static JsonNode *
+typed_value (JsonObject *field, const char *text, char **why)
+{
+  const char *type = ow_json_get_string (field, "type");
+  g_autoptr(GPtrArray) choices = field_choices (field);
+  JsonNode *node = json_node_new (JSON_NODE_VALUE);
+
+  if (g_strcmp0 (type, "boolean") == 0)
+    {
+      if (g_ascii_strcasecmp (text, "yes") == 0 || g_ascii_strcasecmp (text, "y") == 0
+          || g_ascii_strcasecmp (text, "true") == 0)
+        json_node_set_boolean (node, TRUE);
+      else if (g_ascii_strcasecmp (text, "no") == 0 || g_ascii_strcasecmp (text, "n") == 0
+               || g_ascii_strcasecmp (text, "false") == 0)
+        json_node_set_boolean (node, FALSE);
+      else
+        goto bad;
+      return node;
+    }
+  if (g_strcmp0 (type, "integer") == 0 || g_strcmp0 (type, "number") == 0)
+    {
+      char *end = NULL;
+      double v = g_ascii_strtod (text, &end);
+
+      if (end == text || *end != '\0' || (g_str_equal (type, "integer") && v != (double) (gint64) v))
+        goto bad;
+      if ((json_object_has_member (field, "minimum") && v < json_object_get_double_member (field, "minimum"))
+          || (json_object_has_member (field, "maximum") && v > json_object_get_double_member (field, "maximum")))
+        goto bad;
+      if (g_str_equal (type, "integer"))
+        json_node_set_int (node, (gint64) v);
+      else
+        json_node_set_double (node, v);
+      return node;
+    }
+  if (g_strcmp0 (type, "array") == 0)
+    {
+      g_auto(GStrv) parts = g_strsplit (text, ",", -1);
+      JsonArray *arr = json_array_new ();
+
+      json_node_unref (node);
+      for (guint i = 0; parts[i] != NULL; i++)
+        {
+          g_strstrip (parts[i]);
+          if (parts[i][0] == '\0')
+            continue;
+          if (choices != NULL && !g_ptr_array_find_with_equal_func (choices, parts[i], g_str_equal, NULL))
+            {
+              json_array_unref (arr);
+              *why = g_strdup_printf ("“%s” is not one of the choices", parts[i]);
+              return NULL;
+            }
+          json_array_add_string_element (arr, parts[i]);
+        }
+      node = json_node_init_array (json_node_alloc (), arr);
+      json_array_unref (arr);
+      return node;
+    }
+  if (choices != NULL && !g_ptr_array_find_with_equal_func (choices, text, g_str_equal, NULL))
+    goto bad;
+  json_node_set_string (node, text);
+  return node;
+
+bad:
+  json_node_unref (node);
+  *why = g_strdup_printf ("“%s” is not a valid %s", text, type != NULL ? type : "value");
+  return NULL;
+}
+
+static void
+on_elicit_answer (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Elicit *el = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) answer = el->asker.ask_finish (el->asker.data, result, &error);
+  const char *text = answer != NULL ? ow_json_get_string (answer, "answer") : NULL;
+
+  if (answer == NULL)
+    {
+      ow_mcp_elicitation_respond (el->request, "cancel", NULL, error != NULL ? error->message : "not answered");
+      elicit_free (el);
+      return;
+    }
+  if (json_object_get_boolean_member_with_default (answer, "answered_by_rule", FALSE))
+    {
+      ow_mcp_elicitation_respond (el->request, "decline", NULL,
+                                  "Nobody was there to answer; OpenWorker answers a server's questions only with a "
+                                  "person's words.");
+      elicit_free (el);
+      return;
+    }
+  if (!el->consented)
+    {
+      const char *yes = ow_mcp_elicitation_is_url (el->request) ? "Open" : "Fill in";
+
+      if (!answer_is (text, yes, 1))
+        {
+          ow_mcp_elicitation_respond (el->request, "decline", NULL, NULL);
+          elicit_free (el);
+          return;
+        }
+      el->consented = TRUE;
+      if (ow_mcp_elicitation_is_url (el->request))
+        {
+          /* Consent only: the person opens the page, we never do. */
+          ow_mcp_elicitation_respond (el->request, "accept", NULL, NULL);
+          elicit_free (el);
+          return;
+        }
+      el->next = el->fields;
+      ask_next (el);
+      return;
+    }
+  {
+    JsonObject *props = ow_json_get_object (ow_mcp_elicitation_get_schema (el->request), "properties");
+    const char *name = el->next->data;
+    JsonObject *field = ow_json_get_object (props, name);
+    g_autofree char *trimmed = g_strstrip (g_strdup (text != NULL ? text : ""));
+    g_autofree char *why = NULL;
+
+    if (trimmed[0] == '\0')
+      {
+        JsonNode *def = json_object_get_member (field, "default");
+        if (def != NULL)
+          json_object_set_member (el->content, name, json_node_copy (def));
+      }
+    else
+      {
+        JsonNode *v = typed_value (field, trimmed, &why);
+
+        if (v == NULL)
+          {
+            g_autofree char *reason = g_strdup_printf ("The answer for “%s” did not fit: %s.", name, why);
+            ow_mcp_elicitation_respond (el->request, "cancel", NULL, reason);
+            elicit_free (el);
+            return;
+          }
+        json_object_set_member (el->content, name, v);
+      }
+    el->next = el->next->next;
+    ask_next (el);
+  }
+}
+
+/* The first card, then one question per field; at the end, the answer. */
+static void
+ask_next (Elicit *el)
+{
+  OwMcpElicitation *r = el->request;
+  g_autoptr(JsonObject) q = json_object_new ();
+  JsonArray *options = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  JsonObject *props = ow_json_get_object (ow_mcp_elicitation_get_schema (r), "properties");
+
+  if (!el->consented && ow_mcp_elicitation_is_url (r))
+    {
+      g_string_append_printf (text, "The MCP server “%s” asks you to open a page on %s: %s — %s — "
+                              "OpenWorker does not open it; open it yourself only if you trust %s.",
+                              ow_mcp_elicitation_get_server (r), ow_mcp_elicitation_get_host (r),
+                              ow_mcp_elicitation_get_url (r), ow_mcp_elicitation_get_message (r),
+                              ow_mcp_elicitation_get_host (r));
+      options = json_array_new ();
+      json_array_add_string_element (options, "Open");
+      json_array_add_string_element (options, "Decline");
+    }
+  else if (!el->consented)
+    {
+      g_string_append_printf (text, "The MCP server “%s” asks for information: %s — Fields:",
+                              ow_mcp_elicitation_get_server (r), ow_mcp_elicitation_get_message (r));
+      for (GList *l = el->fields; l != NULL; l = l->next)
+        {
+          JsonObject *f = ow_json_get_object (props, l->data);
+          const char *title = f != NULL ? ow_json_get_string (f, "title") : NULL;
+
+          g_string_append_printf (text, " %s%s", title != NULL ? title : (const char *) l->data,
+                                  l->next != NULL ? "," : ".");
+        }
+      options = json_array_new ();
+      json_array_add_string_element (options, "Fill in");
+      json_array_add_string_element (options, "Decline");
+    }
+  else if (el->next == NULL)
+    {
+      ow_mcp_elicitation_respond (r, "accept", el->content, NULL);
+      elicit_free (el);
+      return;
+    }
+  else
+    {
+      const char *name = el->next->data;
+      JsonObject *f = ow_json_get_object (props, name);
+      const char *title = f != NULL ? ow_json_get_string (f, "title") : NULL;
+      const char *desc = f != NULL ? ow_json_get_string (f, "description") : NULL;
+      const char *type = f != NULL ? ow_json_get_string (f, "type") : NULL;
+      g_autoptr(GPtrArray) choices = f != NULL ? field_choices (f) : NULL;
+      JsonNode *def = f != NULL ? json_object_get_member (f, "default") : NULL;
+
+      g_string_append_printf (text, "“%s” asks: %s%s%s (%s%s)", ow_mcp_elicitation_get_server (r),
+                              title != NULL ? title : name, desc != NULL ? " — " : "", desc != NULL ? desc : "",
+                              type != NULL ? type : "text",
+                              g_strcmp0 (type, "array") == 0 ? ", separate several with commas" : "");
+      if (def != NULL)
+        {
+          g_autofree char *d = json_to_string (def, FALSE);
+          g_string_append_printf (text, "; empty for %s", d);
+        }
+      if (choices != NULL && choices->len > 0 && g_strcmp0 (type, "array") != 0)
+        {
+          options = json_array_new ();
+          for (guint i = 0; i < choices->len; i++)
+            json_array_add_string_element (options, g_ptr_array_index (choices, i));
+        }
+      else if (choices != NULL)
+        {
+          g_string_append (text, "; choices:");
+          for (guint i = 0; i < choices->len; i++)
+            g_string_append_printf (text, " %s", (const char *) g_ptr_array_index (choices, i));
+        }
+    }
+  json_object_set_string_member (q, "question", text->str);
+  if (options != NULL)
+    json_object_set_array_member (q, "options", options);
+  el->asker.ask_async (el->asker.data, q, el->asker.cancellable, on_elicit_answer, el);
+}
+
+static void
+on_elicitation (OwMcpClient *client, OwMcpElicitation *request, gpointer user_data)
+{
+  Router *router = user_data;
+  Asker *asker = g_queue_peek_tail (&router->askers);
+  Elicit *el;
+  JsonObject *props;
+
+  if (asker == NULL)
+    {
+      ow_mcp_elicitation_respond (request, "decline", NULL,
+                                  "OpenWorker asks a person only while one of this server's tools runs.");
+      return;
+    }
+  el = g_new0 (Elicit, 1);
+  el->request = ow_mcp_elicitation_ref (request);
+  el->asker.ask_async = asker->ask_async;
+  el->asker.ask_finish = asker->ask_finish;
+  el->asker.data = g_object_ref (asker->data);
+  el->asker.cancellable = asker->cancellable != NULL ? g_object_ref (asker->cancellable) : NULL;
+  el->content = json_object_new ();
+  props = ow_json_get_object (ow_mcp_elicitation_get_schema (request), "properties");
+  el->fields = props != NULL ? json_object_get_members (props) : NULL;
+  ask_next (el);
 }
 
 /* ---- The provider ---------------------------------------------------------- */
@@ -245,6 +642,7 @@ struct _OwMcpProvider
   OwMcpClient *client;     /* owned */
   char        *source;     /* mcp:<server> */
   GPtrArray   *tools;      /* OwMcpBoundTool*, ordered by name */
+  Router      *router;     /* owned reference */
   gulong       changed_id;
   gulong       status_id;
 };
@@ -292,10 +690,39 @@ provider_get_source (OwToolProvider *provider)
   return OW_MCP_PROVIDER (provider)->source;
 }
 
+/* A tool the entry sets to "deny" is not an item; a call to its name is
+ * told why. */
+static char *
+provider_refused_reason (OwToolProvider *provider, const char *name)
+{
+  OwMcpProvider *self = OW_MCP_PROVIDER (provider);
+  const OwMcpServerConfig *config = ow_mcp_client_get_config (self->client);
+  GHashTableIter iter;
+  gpointer k;
+
+  if (!g_str_has_prefix (name, "mcp__"))
+    return NULL;
+  g_hash_table_iter_init (&iter, config->tools);
+  while (g_hash_table_iter_next (&iter, &k, NULL))
+    {
+      g_autofree char *full = NULL;
+
+      if (ow_mcp_server_config_tool_setting (config, k) != OW_MCP_TOOL_DENY)
+        continue;
+      full = ow_mcp_tool_full_name (config->name, k, NULL);
+      if (g_str_equal (full, name))
+        return g_strdup_printf ("refused: the tool “%s” of the MCP server “%s” is set to deny in mcp.json; a person "
+                                "can change that with `openworker mcp tool %s %s ask`",
+                                (const char *) k, config->name, config->name, (const char *) k);
+    }
+  return NULL;
+}
+
 static void
 provider_iface_init (OwToolProviderInterface *iface)
 {
   iface->get_source = provider_get_source;
+  iface->refused_reason = provider_refused_reason;
 }
 
 static int
@@ -319,6 +746,7 @@ reload (OwMcpProvider *self)
   GPtrArray *tools = g_ptr_array_new_with_free_func (g_object_unref);
   guint removed = self->tools->len;
   const char *server = ow_mcp_client_get_name (self->client);
+  const OwMcpServerConfig *config = ow_mcp_client_get_config (self->client);
 
   for (guint i = 0; listed != NULL && i < listed->len; i++)
     {
@@ -329,6 +757,11 @@ reload (OwMcpProvider *self)
       bound->tool = ow_mcp_tool_ref (t);
       bound->full_name = ow_mcp_tool_full_name (server, t->name, taken);
       bound->source = g_strdup (self->source);
+      bound->router = router_ref (self->router);
+      if (ow_mcp_server_config_tool_setting (config, t->name) == OW_MCP_TOOL_ALLOW)
+        bound->allowed_by = g_hash_table_contains (config->tools, t->name)
+                              ? g_strdup_printf ("mcp.json (the MCP server “%s”: tool “%s” set to allow)", server, t->name)
+                              : g_strdup_printf ("mcp.json (the MCP server “%s” has requires_approval false)", server);
       g_ptr_array_add (tools, bound);
     }
   g_ptr_array_sort (tools, by_name);
@@ -363,6 +796,8 @@ ow_mcp_provider_dispose (GObject *object)
 
   g_clear_signal_handler (&self->changed_id, self->client);
   g_clear_signal_handler (&self->status_id, self->client);
+  if (self->client != NULL)
+    ow_mcp_client_set_elicitation_handler (self->client, NULL, NULL);
   G_OBJECT_CLASS (ow_mcp_provider_parent_class)->dispose (object);
 }
 
@@ -372,6 +807,7 @@ ow_mcp_provider_finalize (GObject *object)
   OwMcpProvider *self = OW_MCP_PROVIDER (object);
 
   g_ptr_array_unref (self->tools);
+  g_clear_pointer (&self->router, router_unref);
   g_clear_object (&self->client);
   g_free (self->source);
   G_OBJECT_CLASS (ow_mcp_provider_parent_class)->finalize (object);
@@ -390,6 +826,9 @@ static void
 ow_mcp_provider_init (OwMcpProvider *self)
 {
   self->tools = g_ptr_array_new_with_free_func (g_object_unref);
+  self->router = g_new0 (Router, 1);
+  self->router->refcount = 1;
+  g_queue_init (&self->router->askers);
 }
 
 OwMcpProvider *
@@ -403,6 +842,7 @@ ow_mcp_provider_new (OwMcpClient *client)
   self->source = g_strconcat ("mcp:", ow_mcp_client_get_name (client), NULL);
   self->changed_id = g_signal_connect (client, "tools-changed", G_CALLBACK (on_tools_changed), self);
   self->status_id = g_signal_connect (client, "notify::status", G_CALLBACK (on_status), self);
+  ow_mcp_client_set_elicitation_handler (client, on_elicitation, self->router);
   reload (self);
   return self;
 }
@@ -437,6 +877,7 @@ typedef struct {
 typedef struct {
   Starting    *starting;
   OwMcpClient *client;
+  OwMcpProvider *provider;   /* made before the start (owned until handed over) */
   GError      *error;
   gboolean     ok;
 } Start;
@@ -476,6 +917,8 @@ ow_mcp_start_servers (GPtrArray *configs, GPtrArray *problems)
         continue;
       starts[i].starting = &starting;
       starts[i].client = ow_mcp_client_new (c);
+      /* Before the start: its elicitation handler decides what initialize offers. */
+      starts[i].provider = ow_mcp_provider_new (starts[i].client);
       starting.pending++;
       ow_mcp_client_start_async (starts[i].client, NULL, on_started, &starts[i]);
     }
@@ -488,12 +931,13 @@ ow_mcp_start_servers (GPtrArray *configs, GPtrArray *problems)
       if (s->client == NULL)
         continue;
       if (s->ok)
-        g_ptr_array_add (providers, ow_mcp_provider_new (s->client));
+        g_ptr_array_add (providers, g_steal_pointer (&s->provider));
       else if (problems != NULL)
         g_ptr_array_add (problems, g_strdup_printf ("MCP server \"%s\" did not start: %s",
                                                     ow_mcp_client_get_name (s->client),
                                                     s->error != NULL ? s->error->message : "unknown failure"));
       g_clear_error (&s->error);
+      g_clear_object (&s->provider);
       g_object_unref (s->client);
     }
   return providers;

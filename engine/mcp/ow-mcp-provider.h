@@ -10,7 +10,17 @@
  * Governance: every MCP tool is `external`. The server's annotations
  * (readOnlyHint, destructiveHint …) come from a program we do not control;
  * they are passed on for display and never lower the risk class, so only a
- * person's rule (or the config) lets an MCP tool run without a card.
+ * person's rule (or the config) lets an MCP tool run without a card. The
+ * entry's "tools" settings (ow-mcp-config.h) are that config: an `allow`
+ * tool carries ow_tool_get_allowed_by(), a `deny` one is not an item and
+ * ow_tool_provider_refused_reason() says why, an `off` one is not there.
+ *
+ * A server's questions (elicitation/create) go to the person through the
+ * call in flight: its OwToolContext.ask_async, the session's ask path. Form
+ * mode asks the fields one by one after a "Fill in / Decline" card; URL
+ * mode shows the host and the address and never opens it; an answer by
+ * rule declines. The provider installs the client's handler when it is
+ * made, so make it before the client starts (ow_mcp_start_servers does).
  *
  * A call goes to the server as it is; its content blocks, structured
  * content and isError come back as an OwToolResult. A JSON-RPC error, a

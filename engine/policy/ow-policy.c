@@ -380,6 +380,13 @@ decide_inner (OwPolicy *self, const OwPolicyCall *call, const char *mode, OwRule
       set (out, OW_VERDICT_ALLOW, reason, prov);
       return;
     }
+  if (call->allowed_by != NULL)
+    {
+      g_autofree char *reason = g_strdup_printf ("allowed by %s", call->allowed_by);
+      g_autofree char *prov = g_strdup_printf ("auto-approved by %s", call->allowed_by);
+      set (out, OW_VERDICT_ALLOW, reason, prov);
+      return;
+    }
 
   /* 7. The mode. */
   if (g_str_equal (mode, "dangerously-bypass-approvals") || g_str_equal (mode, "bypass-approvals"))

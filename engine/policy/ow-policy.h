@@ -19,7 +19,8 @@
  *   5. read-only tools are allowed;
  *   6. allow: a grant for this session (a tool, an exact command, or
  *      read-only commands, ow-readonly.h), a standing allow rule, the
- *      machine's [policy] allow list;
+ *      machine's [policy] allow list, a tool a person's file allows
+ *      (mcp.json's "tools": {"x": "allow"}, ow_tool_get_allowed_by());
  *   7. the mode: bypass-approvals and dangerously-bypass-approvals run,
  *      auto-approve sends the call to the reviewer (whose "uncertain" asks a
  *      person), ask asks.
@@ -61,6 +62,7 @@ typedef struct {
   gboolean               command_granted;  /* run_shell: a grant for this exact command */
   gboolean               readonly_granted; /* run_shell: the session allows read-only commands */
   const OwSafetyContext *safety;           /* NULL: no safety checks (only for tests of the rest) */
+  const char            *allowed_by;       /* a person's file allows this tool (ow_tool_get_allowed_by), or NULL */
 } OwPolicyCall;
 
 typedef struct {

@@ -35,3 +35,13 @@ ow_tool_provider_lookup (OwToolProvider *self, const char *name)
     }
   return NULL;
 }
+
+char *
+ow_tool_provider_refused_reason (OwToolProvider *self, const char *name)
+{
+  OwToolProviderInterface *iface;
+
+  g_return_val_if_fail (OW_IS_TOOL_PROVIDER (self), NULL);
+  iface = OW_TOOL_PROVIDER_GET_IFACE (self);
+  return iface->refused_reason != NULL && name != NULL ? iface->refused_reason (self, name) : NULL;
+}

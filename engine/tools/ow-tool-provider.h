@@ -34,7 +34,9 @@ struct _OwToolProviderInterface
 {
   GTypeInterface parent_iface;
 
-  const char *(*get_source) (OwToolProvider *self);
+  const char *(*get_source)     (OwToolProvider *self);
+  /* optional */
+  char       *(*refused_reason) (OwToolProvider *self, const char *name);
 };
 
 /**
@@ -58,5 +60,18 @@ const char *ow_tool_provider_get_source (OwToolProvider *self);
  */
 OwTool     *ow_tool_provider_lookup     (OwToolProvider *self,
                                          const char     *name);
+
+/**
+ * ow_tool_provider_refused_reason:
+ * @self: a provider
+ * @name: a tool name that is not an item
+ *
+ * Why a tool of this provider that a person's configuration denies is not
+ * offered (so a model that guesses its name is told, not just "unknown").
+ *
+ * Returns: (transfer full) (nullable): the sentence, or NULL
+ */
+char       *ow_tool_provider_refused_reason (OwToolProvider *self,
+                                             const char     *name);
 
 G_END_DECLS

@@ -247,6 +247,19 @@ ow_tool_registry_lookup (OwToolRegistry *self, const char *name)
   return tool;
 }
 
+char *
+ow_tool_registry_refused_reason (OwToolRegistry *self, const char *name)
+{
+  for (guint m = 0; m < self->members->len; m++)
+    {
+      char *reason = ow_tool_provider_refused_reason (g_array_index (self->members, Member, m).provider, name);
+
+      if (reason != NULL)
+        return reason;
+    }
+  return NULL;
+}
+
 guint
 ow_tool_registry_get_n_tools (OwToolRegistry *self)
 {

@@ -24,6 +24,9 @@ void            ow_tool_registry_remove_provider (OwToolRegistry *self,
 /* The tool offered under @name, or NULL. Borrowed: valid until the
  * registry changes (take a reference to keep it across a main-loop turn). */
 OwTool         *ow_tool_registry_lookup          (OwToolRegistry *self, const char *name);
+/* Why @name, which is not offered, is refused by a person's configuration
+ * (a provider's refused_reason), or NULL. (transfer full) */
+char           *ow_tool_registry_refused_reason  (OwToolRegistry *self, const char *name);
 guint           ow_tool_registry_get_n_tools     (OwToolRegistry *self);
 /* Borrowed, as ow_tool_registry_lookup(). */
 OwTool         *ow_tool_registry_get_tool        (OwToolRegistry *self, guint index);

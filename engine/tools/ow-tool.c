@@ -344,6 +344,13 @@ ow_tool_get_kind (OwTool *self)
   return iface->get_kind != NULL ? iface->get_kind (self) : OW_TOOL_KIND_EXECUTE;
 }
 
+const char *
+ow_tool_get_allowed_by (OwTool *self)
+{
+  OwToolInterface *iface = OW_TOOL_GET_IFACE (self);
+  return iface->get_allowed_by != NULL ? iface->get_allowed_by (self) : NULL;
+}
+
 void
 ow_tool_call_async (OwTool              *self,
                     const OwToolContext *context,

@@ -120,6 +120,17 @@ struct _OwToolContext {
   /* Replaces the session's todo list (the session lives in core/, above
    * this module, so the agent passes its setter). */
   void   (*set_todos) (GObject *session, JsonArray *todos);
+  /* Asks the person a question on the call's behalf (an MCP server's
+   * elicitation) the way ask_user is asked: through the session's
+   * attendant, so the card reaches whoever watches the session and an
+   * unattended run answers by rule. @question has ask_user's arguments
+   * ({question, options?}); the answer is ask_user's ({answer,
+   * answered_by_rule?}). NULL when nobody can be asked. @ask_data stays
+   * valid while a reference is held (take one for the call). */
+  void        (*ask_async)  (GObject *ask_data, JsonObject *question, GCancellable *cancellable,
+                             GAsyncReadyCallback callback, gpointer user_data);
+  JsonObject *(*ask_finish) (GObject *ask_data, GAsyncResult *result, GError **error);
+  GObject     *ask_data;
 };
 
 /* Progress of a call that reports it (MCP's notifications/progress):
@@ -161,6 +172,7 @@ struct _OwToolInterface
   JsonObject   *(*get_annotations)     (OwTool *self);
   const char   *(*get_source)          (OwTool *self);
   OwToolKind    (*get_kind)            (OwTool *self);
+  const char   *(*get_allowed_by)      (OwTool *self);
 };
 
 const char   *ow_tool_get_name            (OwTool *self);
@@ -185,6 +197,13 @@ JsonObject   *ow_tool_get_annotations     (OwTool *self);
 /* "builtin" (the default), "mcp:<server>" or "connector:<id>". */
 const char   *ow_tool_get_source          (OwTool *self);
 OwToolKind    ow_tool_get_kind            (OwTool *self);
+/* Where a person's configuration lets this tool run without a card (a
+ * sentence's subject, e.g. "mcp.json (server “x”: tool “y” set to allow)"),
+ * or NULL (the default). The policy reads it like a config allow rule,
+ * after floors, safety checks and deny rules. It is set only by engine
+ * code from a person's file (never from a server's annotations, never by
+ * the agent). */
+const char   *ow_tool_get_allowed_by      (OwTool *self);
 /* Runs the call. @progress may be NULL. A stop is reported by the tool,
  * as an INTERRUPTED result or a G_IO_ERROR_CANCELLED error. */
 void          ow_tool_call_async          (OwTool              *self,

@@ -9,6 +9,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -16,6 +17,7 @@ from owtest import OPENWORKER_PATH, TEST_KEYS, RunTestCase  # noqa: E402
 
 EVERYTHING = os.environ.get("OW_MCP_EVERYTHING", "")
 NODE = os.environ.get("OW_MCP_NODE", "node")   # Node 20 from npm (tests/mcp/meson.build)
+DOUBLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mcp", "mcp-double.py")
 
 
 def call(cid, name, arguments):
@@ -96,6 +98,192 @@ class McpRun(RunTestCase):
         self.assertEqual({row["risk"] for row in rows if row["risk"]}, {"external"}, rows)
         self.assertEqual(rows[0]["tool"], "mcp__everything__echo")
 
+    def test_per_tool_settings_in_ask_mode(self):
+        # Ask mode, nobody at a terminal. The person's mcp.json allows echo
+        # (it runs), leaves get-sum at ask (refused: the control), denies
+        # get-env (not offered; a guessed call is refused with the reason)
+        # and turns print-env... off (not offered at all).
+        entry = self.everything()
+        entry["mcpServers"]["everything"]["tools"] = {
+            "echo": "allow", "get-sum": "ask", "get-env": "deny", "get-tiny-image": "off"}
+        cfg = self.write_json(os.path.join(self.tmp, "mcp.json"), entry)
+        r, server = self.run_with([call("c1", "mcp__everything__echo", {"message": "allowed by the person"}),
+                                   call("c2", "mcp__everything__get-sum", {"a": 2, "b": 40}),
+                                   call("c3", "mcp__everything__get-env", {}),
+                                   call("c4", "mcp__everything__get-tiny-image", {}),
+                                   # readOnlyHint: true from the server, no setting: still asked.
+                                   call("c5", "mcp__everything__trigger-long-running-operation",
+                                        {"duration": 0.1, "steps": 1})],
+                                  ["--mcp-config", cfg], mode="ask")
+        self.assertEqual(r.code, 0, r.stderr)
+        names = self.offered(server)
+        self.assertIn("mcp__everything__echo", names)
+        self.assertIn("mcp__everything__get-sum", names)
+        self.assertNotIn("mcp__everything__get-env", names)
+        self.assertNotIn("mcp__everything__get-tiny-image", names)
+        res = self.tool_results(r)
+        self.assertIn("allowed by the person", res["c1"])
+        self.assertNotIn("42", res["c2"])
+        self.assertIn("set to deny in mcp.json", res["c3"])
+        self.assertIn("unknown tool", res["c4"])
+        self.assertNotIn("Long running operation completed", res["c5"])
+        allowed = self.audit_rows(r, "c1")
+        self.assertTrue(any("mcp.json" in (row.get("provenance") or "") for row in allowed), allowed)
+        denied = self.audit_rows(r, "c3")
+        self.assertTrue(any(row["status"] == "denied" and row["provenance"] == "denied by configuration"
+                            for row in denied), denied)
+
+    def test_annotations_and_a_workspace_never_allow(self):
+        # A trusted workspace's mcp.json may not allow a tool: the machine's
+        # entry (ask) holds and the call is refused; the workspace's own
+        # "off" narrows. Control: the machine's allow lets it run.
+        self.write_json(os.path.join(self.config_dir, "mcp.json"), self.everything())
+        self.write_json(os.path.join(self.ws, ".openworker", "mcp.json"),
+                        {"mcpServers": {"everything": {"command": NODE, "args": [EVERYTHING, "stdio"],
+                                                       "tools": {"echo": "allow", "get-sum": "off"}}}})
+        self.write_json(os.path.join(self.home, "data", "workspace_trust.json"),
+                        {"trusted_workspaces": [os.path.realpath(self.ws)]})
+        r, server = self.run_with([call("c1", "mcp__everything__echo", {"message": "widened"})], [], mode="ask")
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertNotIn("widened", self.tool_results(r)["c1"])
+        self.assertNotIn("mcp__everything__get-sum", self.offered(server))
+        self.assertIn("mcp__everything__echo", self.offered(server))
+        machine = self.everything()
+        machine["mcpServers"]["everything"]["tools"] = {"echo": "allow"}
+        self.write_json(os.path.join(self.config_dir, "mcp.json"), machine)
+        r, _ = self.run_with([call("c1", "mcp__everything__echo", {"message": "by the machine"})], [], mode="ask")
+        self.assertIn("by the machine", self.tool_results(r)["c1"])
+
+    def test_progress_is_shown_and_recorded(self):
+        cfg = self.write_json(os.path.join(self.tmp, "mcp.json"), self.everything())
+        r, _ = self.run_with([call("c1", "mcp__everything__trigger-long-running-operation",
+                                   {"duration": 2, "steps": 4})], ["--mcp-config", cfg])
+        self.assertEqual(r.code, 0, r.stderr)
+        self.assertIn("Long running operation completed", self.tool_results(r)["c1"])
+        progress = [e["data"] for e in r.lines("events.jsonl") if e["type"] == "tool_progress"]
+        self.assertEqual([p["progress"] for p in progress], [1, 2, 3, 4], progress)
+        self.assertEqual({p["total"] for p in progress}, {4})
+        self.assertEqual({p["call_id"] for p in progress}, {"c1"})
+        # stderr is no terminal here: lines, the last one always.
+        self.assertIn("100% (4/4)", r.stderr)
+        self.assertIn("⋯ [", r.stderr)
+
+    def test_elicitation_by_rule_declines(self):
+        # --auto-answer: the server's form and URL questions reach the
+        # session's ask path (question_requested, naming the server and,
+        # for the URL, its host) and the rule declines both: nothing is
+        # invented, nothing is opened.
+        cfg = self.write_json(os.path.join(self.tmp, "mcp.json"), self.everything())
+        r, server = self.run_with([call("c1", "mcp__everything__trigger-elicitation-request", {}),
+                                   call("c2", "mcp__everything__trigger-url-elicitation",
+                                        {"url": "https://auth.example.org/consent?x=1"})],
+                                  ["--mcp-config", cfg, "--auto-answer"])
+        self.assertEqual(r.code, 0, r.stderr)
+        # Offered only because the client declared elicitation (form and url).
+        self.assertIn("mcp__everything__trigger-url-elicitation", self.offered(server))
+        res = self.tool_results(r)
+        self.assertIn("declined to provide the requested information", res["c1"])
+        self.assertIn("declined to open the URL", res["c2"])
+        asked = [e["data"] for e in r.lines("events.jsonl") if e["type"] == "question_requested"]
+        self.assertEqual([a["call_id"] for a in asked], ["c1", "c2"], asked)
+        self.assertIn("The MCP server “everything” asks for information", asked[0]["question"])
+        self.assertEqual(asked[0]["options"], ["Fill in", "Decline"])
+        self.assertIn("asks you to open a page on auth.example.org", asked[1]["question"])
+        self.assertIn("https://auth.example.org/consent?x=1", asked[1]["question"])
+        self.assertIn("does not open it", asked[1]["question"])
+        self.assertEqual(asked[1]["options"], ["Open", "Decline"])
+
+    def test_elicitation_never_asks_for_a_secret(self):
+        # The hostile double asks for a password in a form: declined before
+        # anyone is asked. Control: its plain form does reach the ask path.
+        cfg = self.write_json(os.path.join(self.tmp, "mcp.json"), {"mcpServers": {"double": {
+            "command": "python3", "args": [DOUBLE], "env": {"DOUBLE_ELICIT": "1"}}}})
+        r, _ = self.run_with([call("c1", "mcp__double__ask_secret", {}), call("c2", "mcp__double__ask_form", {})],
+                             ["--mcp-config", cfg, "--auto-answer"])
+        self.assertEqual(r.code, 0, r.stderr)
+        res = self.tool_results(r)
+        self.assertIn('"action": "decline"', res["c1"])
+        self.assertIn("never collects secrets", res["c1"])
+        self.assertIn('"action": "decline"', res["c2"])
+        asked = [e["data"]["call_id"] for e in r.lines("events.jsonl") if e["type"] == "question_requested"]
+        self.assertEqual(asked, ["c2"])
+
+    def test_elicitation_waits_in_the_inbox(self):
+        # attendance = "inbox": the server's questions are parked like any
+        # ask_user and answered from another process; first answer wins.
+        with open(os.path.join(self.config_dir, "config.toml"), "w") as f:
+            f.write('attendance = "inbox"\n')
+        cfg = self.write_json(os.path.join(self.tmp, "mcp.json"), self.everything())
+        server = self.server({"turns": [call("c1", "mcp__everything__trigger-url-elicitation",
+                                             {"url": "https://auth.example.org/consent"}),
+                                        call("c2", "mcp__everything__trigger-elicitation-request", {}),
+                                        {"text": "done"}]})
+        env = self.env(OPENAI_BASE_URL=server.url + "/v1", OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"])
+        p = self.start(["run", "--out", self.out, "--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals",
+                        "--prompt", "x", "--mcp-config", cfg], env)
+        answered, shown = [], []
+        deadline = time.time() + 60
+        while len(answered) < 2 and time.time() < deadline:
+            lst = subprocess.run([OPENWORKER_PATH, "inbox", "list", "--json"], env=env, capture_output=True, text=True)
+            for item in json.loads(lst.stdout or "[]"):
+                if item["id"] in answered:
+                    continue
+                question = json.dumps(item["data"], ensure_ascii=False)
+                shown.append(question)
+                word = "Open" if "open a page on auth.example.org" in question else "Decline"
+                a = subprocess.run([OPENWORKER_PATH, "inbox", "answer", item["id"], word], env=env,
+                                   capture_output=True, text=True)
+                self.assertEqual(a.returncode, 0, a.stderr)
+                answered.append(item["id"])
+            time.sleep(0.1)
+        _, stderr = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, stderr)
+        self.assertEqual(len(answered), 2, shown)
+        self.assertIn("https://auth.example.org/consent", shown[0])
+        res = {m["tool_call_id"]: m["content"] for m in self.read_out("messages.json") if m.get("role") == "tool"}
+        self.assertIn("completed the URL elicitation", res["c1"])
+        self.assertIn("declined to provide the requested information", res["c2"])
+
+    def read_out(self, name):
+        with open(os.path.join(self.out, name)) as f:
+            return json.load(f)
+
+    def test_elicitation_a_person_fills_in_the_form(self):
+        # The positive control: at a terminal the person answers the card
+        # and each field; the server gets typed values and defaults.
+        cfg = self.write_json(os.path.join(self.tmp, "mcp.json"), self.everything())
+        server = self.server({"turns": [call("c1", "mcp__everything__trigger-elicitation-request", {}),
+                                        call("c2", "mcp__everything__trigger-url-elicitation",
+                                             {"url": "https://auth.example.org/consent"}),
+                                        {"text": "done"}]})
+        env = self.env(OPENAI_BASE_URL=server.url + "/v1", OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"])
+        answers = [("[1] Fill in", "1"), ("Your full, legal name", "Ada Lovelace"),
+                   ("Agree to the terms", "yes")] + [("Your answer", "")] * 11 + [
+                   ("[1] Open", "1")]
+        code, transcript = self.run_at_terminal(
+            ["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "use the tools",
+             "--mcp-config", cfg], env, answers, timeout=90)
+        self.assertEqual(code, 0, transcript)
+        res = {m["tool_call_id"]: m["content"] for m in self.read_out("messages.json") if m.get("role") == "tool"}
+        self.assertIn("User provided the requested information", res["c1"], transcript)
+        self.assertIn("- Name: Ada Lovelace", res["c1"])
+        self.assertIn("- Agreed to terms: true", res["c1"])
+        self.assertIn("- Favorite Integer: 42", res["c1"])   # the default, for an empty answer
+        self.assertIn("completed the URL elicitation", res["c2"])
+
+    def test_progress_is_a_bar_at_a_terminal(self):
+        cfg = self.write_json(os.path.join(self.tmp, "mcp.json"), self.everything())
+        server = self.server({"turns": [call("c1", "mcp__everything__trigger-long-running-operation",
+                                             {"duration": 1, "steps": 2}), {"text": "done"}]})
+        env = self.env(OPENAI_BASE_URL=server.url + "/v1", OPENAI_API_KEY=TEST_KEYS["OPENAI_API_KEY"])
+        code, transcript = self.run_at_terminal(
+            ["--model", "openai:gpt-4o", "--approval-mode", "bypass-approvals", "--prompt", "x",
+             "--mcp-config", cfg], env, [], timeout=60)
+        self.assertEqual(code, 0, transcript)
+        # Redrawn in place (carriage return, erase line), ended by a newline.
+        self.assertIn("\r\x1b[K    ⋯ [██████████··········]  50% (1/2)", transcript)
+        self.assertIn("\r\x1b[K    ⋯ [████████████████████] 100% (2/2)\r\n", transcript)
+
     def test_a_dead_server_is_named_and_the_run_goes_on(self):
         cfg = self.write_json(os.path.join(self.tmp, "mcp.json"),
                               {"mcpServers": {"broken": {"command": "/nonexistent/mcp-server"},
@@ -167,12 +355,40 @@ class McpCli(RunTestCase):
         tools = {t["name"]: t for t in json.loads(r.stdout)}
         self.assertEqual(tools["mcp__everything__echo"]["server_name"], "echo")
         self.assertEqual({t["risk"] for t in tools.values()}, {"external"})
+        self.assertEqual({t["setting"] for t in tools.values()}, {"ask"})
         # A second add under the same name is refused; the entry is kept.
         r = self.ow("add", "everything", "--url", "https://example.org/mcp")
         self.assertEqual(r.returncode, 2)
         r = self.ow("remove", "everything")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("No MCP servers", self.ow("list").stdout)
+
+    def test_tool_setting(self):
+        self.assertEqual(self.ow("add", "x", "--", "true").returncode, 0)
+        path = os.path.join(self.home, "config", "mcp.json")
+        r = self.ow("tool", "x", "echo", "allow")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        r = self.ow("tool", "x", "zap", "deny")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(path) as f:
+            self.assertEqual(json.load(f)["mcpServers"]["x"]["tools"], {"echo": "allow", "zap": "deny"})
+        listed = json.loads(self.ow("list", "--json").stdout)[0]
+        self.assertEqual(listed["tools"], {"echo": "allow", "zap": "deny"})
+        self.assertIn("tools: echo=allow, zap=deny", self.ow("list").stdout)
+        # ask is the default: the line goes away.
+        self.assertEqual(self.ow("tool", "x", "echo", "ask").returncode, 0)
+        with open(path) as f:
+            self.assertEqual(json.load(f)["mcpServers"]["x"]["tools"], {"zap": "deny"})
+        r = self.ow("tool", "x", "echo", "maybe")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("allow, ask, deny or off", r.stderr)
+        self.assertEqual(self.ow("tool", "nobody", "echo", "allow").returncode, 2)
+        # A session can never widen its own permissions.
+        r = self.ow("tool", "x", "zap", "allow", OPENWORKER_SESSION_COMMAND="1")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("only a person can", r.stderr)
+        with open(path) as f:
+            self.assertEqual(json.load(f)["mcpServers"]["x"]["tools"], {"zap": "deny"})
 
     def test_bad_entries_are_refused(self):
         r = self.ow("add", "ftp", "--url", "ftp://example.org")

@@ -1144,6 +1144,52 @@ test_policy_readonly_grant (Fixture *f, gconstpointer data)
     }
 }
 
+/* A tool a person's mcp.json allows runs without a card in ask mode, read
+ * like a config allow rule: after floors, read-only modes and deny rules;
+ * without it (the control) the same call is asked. */
+static void
+test_policy_config_allowed_tool (Fixture *f, gconstpointer data)
+{
+  g_autoptr(OwPolicy) plain = policy_with (f, "", "");
+  g_autoptr(OwPolicy) floored = policy_with (f, "[policy]\ndeny = [\"mcp__srv__echo\"]\n", "");
+  g_autoptr(OwPolicy) project = policy_with (f, "", "[policy]\ndeny = [\"mcp__srv__echo\"]\n");
+  const char *by = "mcp.json (the MCP server “srv”: tool “echo” set to allow)";
+  const struct {
+    OwPolicy   *policy;
+    const char *mode;
+    const char *allowed_by;
+    OwVerdict   want;
+    const char *provenance;   /* a part of it, or NULL */
+  } table[] = {
+    { plain, "ask", NULL, OW_VERDICT_ASK, NULL },                         /* control: asked */
+    { plain, "ask", by, OW_VERDICT_ALLOW, "auto-approved by mcp.json" },  /* the person's allow */
+    { plain, "auto-approve", by, OW_VERDICT_ALLOW, "auto-approved by mcp.json" },
+    { plain, "auto-approve", NULL, OW_VERDICT_REVIEW, NULL },
+    { plain, "plan", by, OW_VERDICT_DENY, "read-only mode" },             /* read-only modes hold */
+    { floored, "ask", by, OW_VERDICT_DENY, "hard floor" },                /* floors hold */
+    { floored, "dangerously-bypass-approvals", by, OW_VERDICT_DENY, "hard floor" },
+    { project, "ask", by, OW_VERDICT_DENY, "project deny rule" },         /* deny rules hold */
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (table); i++)
+    {
+      g_autoptr(JsonObject) a = args ("{\"text\":\"hi\"}");
+      OwPolicyCall call = {
+        .mode = table[i].mode, .tool = "mcp__srv__echo", .risk = OW_RISK_EXTERNAL, .args = a,
+        .allowed_by = table[i].allowed_by,
+      };
+      OwDecision d;
+
+      decide_call (table[i].policy, f, &call, &d);
+      if (d.verdict != table[i].want
+          || (table[i].provenance != NULL && (d.provenance == NULL || strstr (d.provenance, table[i].provenance) == NULL)))
+        g_error ("row %" G_GSIZE_FORMAT ": %s (%s), want %s (%s)", i, ow_verdict_to_string (d.verdict),
+                 d.provenance != NULL ? d.provenance : "-", ow_verdict_to_string (table[i].want),
+                 table[i].provenance != NULL ? table[i].provenance : "-");
+      ow_decision_clear (&d);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1162,6 +1208,7 @@ main (int argc, char **argv)
   ADD ("policy-bad-config-rule", test_policy_bad_config_rule);
   ADD ("policy-file-write-outside-refused", test_policy_file_write_outside_refused);
   ADD ("policy-readonly-grant", test_policy_readonly_grant);
+  ADD ("policy-config-allowed-tool", test_policy_config_allowed_tool);
   ADD ("inbox", test_inbox);
   ADD ("inbox-wait-cancelled", test_inbox_wait_cancelled);
   ADD ("inbox-runs-once", test_inbox_runs_once);

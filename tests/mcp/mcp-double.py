@@ -16,6 +16,9 @@ kind of content block with structured content; refuse, a JSON-RPC error;
 grow and shrink, which add the tool "grown" or remove "echo" and say
 list_changed before they answer; dup.name and dup_name, one name once
 sanitized, which answer with their own).
+With DOUBLE_ELICIT, the ask_* tools send elicitation/create (a plain form, a form that wants a
+password, a URL, a URL that is not http) and answer with what came back;
+caps returns the capabilities the client declared in initialize.
 """
 import base64
 import json
@@ -25,7 +28,7 @@ import threading
 import time
 
 out_lock = threading.Lock()
-state = {"listings": 0, "cancelled": [], "waiting": {}, "last_meta": None}
+state = {"listings": 0, "cancelled": [], "waiting": {}, "last_meta": None, "caps": None}
 MODERN = bool(os.environ.get("DOUBLE_MODERN"))
 META = "io.modelcontextprotocol/"
 
@@ -89,6 +92,23 @@ if os.environ.get("DOUBLE_PROVIDER"):
     ]
 # The bytes of rich's image block, sent in base64 (not valid UTF-8 on purpose).
 PIXELS = b"\x89PNG\r\n\x1a\n\x00\xff\xfe owtest"
+if os.environ.get("DOUBLE_ELICIT"):
+    TOOLS = TOOLS + [{"name": n, "inputSchema": {"type": "object"}}
+                     for n in ("caps", "ask_form", "ask_secret", "ask_url", "ask_bad_url")]
+
+ELICITATIONS = {
+    "ask_form": {"message": "Where should the report go?", "requestedSchema": {
+        "type": "object", "properties": {"city": {"type": "string", "title": "City"},
+                                         "copies": {"type": "integer", "minimum": 1, "default": 1}},
+        "required": ["city"]}},
+    "ask_secret": {"message": "Sign in to continue.", "requestedSchema": {
+        "type": "object", "properties": {"user": {"type": "string"},
+                                         "pass": {"type": "string", "description": "Your account password"}}}},
+    "ask_url": {"mode": "url", "message": "Approve the connection.", "elicitationId": "e-1",
+                "url": "https://auth.example.org/consent?session=abc"},
+    "ask_bad_url": {"mode": "url", "message": "Click here.", "elicitationId": "e-2",
+                    "url": "javascript:alert(1)"},
+}
 if MODERN:
     TOOLS = TOOLS[:1] + [{"name": "needs_input", "inputSchema": {"type": "object"}},
                          {"name": "meta", "inputSchema": {"type": "object"}}]
@@ -141,6 +161,12 @@ def call_tool(rid, params):
         send({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage",
               "params": {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}],
                          "maxTokens": 10}})
+    elif name == "caps":
+        text_result(rid, json.dumps(state["caps"]))
+    elif name in ELICITATIONS:
+        state["waiting"]["el-" + name] = rid
+        send({"jsonrpc": "2.0", "id": "el-" + name, "method": "elicitation/create",
+              "params": ELICITATIONS[name]})
     elif name == "ask_ping":
         state["waiting"]["p1"] = rid
         send({"jsonrpc": "2.0", "id": "p1", "method": "ping"})
@@ -231,6 +257,7 @@ def main():
         elif method == "initialize" and MODERN:
             send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
         elif method == "initialize":
+            state["caps"] = (msg.get("params") or {}).get("capabilities")
             if os.environ.get("DOUBLE_EARLY_LIST_CHANGED"):
                 send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             send({"jsonrpc": "2.0", "id": rid, "result": {

@@ -697,6 +697,184 @@ test_double_server_requests (void)
   stop_client (client);
 }
 
+/* What a test handler saw, and how it answers. */
+typedef struct {
+  guint  calls;
+  char  *last_url;
+  char  *last_host;
+  char  *last_message;
+  gboolean decline;
+} Elicited;
+
+static void
+on_elicitation_cb (OwMcpClient *client, OwMcpElicitation *request, gpointer user_data)
+{
+  Elicited *seen = user_data;
+
+  seen->calls++;
+  g_free (seen->last_host);
+  g_free (seen->last_url);
+  g_free (seen->last_message);
+  seen->last_host = g_strdup (ow_mcp_elicitation_get_host (request));
+  seen->last_url = g_strdup (ow_mcp_elicitation_get_url (request));
+  seen->last_message = g_strdup (ow_mcp_elicitation_get_message (request));
+  g_assert_cmpstr (ow_mcp_elicitation_get_server (request), ==, "double");
+  if (seen->decline)
+    ow_mcp_elicitation_respond (request, "decline", NULL, NULL);
+  else if (ow_mcp_elicitation_is_url (request))
+    ow_mcp_elicitation_respond (request, "accept", NULL, NULL);
+  else
+    {
+      g_autoptr(JsonObject) content = json_object_new ();
+
+      json_object_set_string_member (content, "city", "Oslo");
+      ow_mcp_elicitation_respond (request, "accept", content, NULL);
+      /* A second answer is ignored. */
+      ow_mcp_elicitation_respond (request, "decline", NULL, NULL);
+    }
+}
+
+/* Without a handler, elicitation is neither offered nor answered; with
+ * one, form and URL requests reach it (the URL's host shown), a form that
+ * asks for a password is declined before it, and so is a URL that is not
+ * http(s). */
+static void
+test_double_elicitation (void)
+{
+  const char *env[] = { "DOUBLE_ELICIT=1", NULL };
+  g_autoptr(OwMcpServerConfig) config = double_config (env);
+  Elicited seen = { 0 };
+  OwMcpClient *client = start_client (config);
+  g_autoptr(OwMcpCallResult) caps = call_ok (client, "caps", NULL);
+  g_autoptr(OwMcpCallResult) refused = call_ok (client, "ask_form", NULL);
+
+  /* Negative control: no handler. */
+  g_assert_null (strstr (first_text (caps), "elicitation"));
+  g_assert_true (g_str_has_prefix (first_text (refused), "client error -32601: "));
+  stop_client (client);
+
+  client = ow_mcp_client_new (config);
+  ow_mcp_client_set_elicitation_handler (client, on_elicitation_cb, &seen);
+  {
+    g_autoptr(GAsyncResult) result = NULL;
+    g_autoptr(GError) error = NULL;
+
+    ow_mcp_client_start_async (client, NULL, on_result_cb, &result);
+    wait_until (result_arrived, &result);
+    ow_mcp_client_start_finish (client, result, &error);
+    g_assert_no_error (error);
+  }
+  {
+    g_autoptr(OwMcpCallResult) caps2 = call_ok (client, "caps", NULL);
+    g_autoptr(OwMcpCallResult) form = call_ok (client, "ask_form", NULL);
+    g_autoptr(OwMcpCallResult) secret = NULL;
+    g_autoptr(OwMcpCallResult) url = NULL;
+    g_autoptr(OwMcpCallResult) bad_url = NULL;
+
+    g_assert_nonnull (strstr (first_text (caps2), "\"elicitation\": {\"form\": {}, \"url\": {}}"));
+    g_assert_cmpuint (seen.calls, ==, 1);
+    g_assert_cmpstr (seen.last_message, ==, "Where should the report go?");
+    g_assert_cmpstr (first_text (form), ==, "client result {\"action\": \"accept\", \"content\": {\"city\": \"Oslo\"}}");
+
+    secret = call_ok (client, "ask_secret", NULL);
+    g_assert_cmpuint (seen.calls, ==, 1);   /* never reached the handler */
+    g_assert_true (g_str_has_prefix (first_text (secret), "client result {\"action\": \"decline\""));
+    g_assert_nonnull (strstr (first_text (secret), "never collects secrets"));
+    g_assert_nonnull (strstr (first_text (secret), "pass"));
+
+    url = call_ok (client, "ask_url", NULL);
+    g_assert_cmpuint (seen.calls, ==, 2);
+    g_assert_cmpstr (seen.last_host, ==, "auth.example.org");
+    g_assert_cmpstr (seen.last_url, ==, "https://auth.example.org/consent?session=abc");
+    /* A URL accept is consent only: no content goes back. */
+    g_assert_cmpstr (first_text (url), ==, "client result {\"action\": \"accept\"}");
+
+    bad_url = call_ok (client, "ask_bad_url", NULL);
+    g_assert_cmpuint (seen.calls, ==, 2);
+    g_assert_true (g_str_has_prefix (first_text (bad_url), "client result {\"action\": \"decline\""));
+  }
+  stop_client (client);
+  g_free (seen.last_host);
+  g_free (seen.last_url);
+  g_free (seen.last_message);
+}
+
+static gboolean
+answer_late_cb (gpointer user_data)
+{
+  OwMcpElicitation *request = user_data;
+  g_autoptr(JsonObject) content = json_object_new ();
+
+  json_object_set_string_member (content, "city", "Bergen");
+  ow_mcp_elicitation_respond (request, "accept", content, NULL);
+  ow_mcp_elicitation_unref (request);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_elicitation_late_cb (OwMcpClient *client, OwMcpElicitation *request, gpointer user_data)
+{
+  g_timeout_add (1500, answer_late_cb, ow_mcp_elicitation_ref (request));
+}
+
+/* A person taking longer than the call's silence limit to answer does not
+ * time the call out; the control: a silent tool does time out. */
+static void
+test_double_elicitation_waits_for_the_person (void)
+{
+  const char *env[] = { "DOUBLE_ELICIT=1", NULL };
+  g_autoptr(OwMcpServerConfig) config = double_config (env);
+  g_autoptr(OwMcpCallResult) form = NULL;
+  g_autoptr(OwMcpCallResult) hang = NULL;
+  g_autoptr(GError) error = NULL;
+  OwMcpClient *client;
+  g_autoptr(GAsyncResult) result = NULL;
+
+  config->call_timeout_ms = 500;
+  client = ow_mcp_client_new (config);
+  ow_mcp_client_set_elicitation_handler (client, on_elicitation_late_cb, NULL);
+  ow_mcp_client_start_async (client, NULL, on_result_cb, &result);
+  wait_until (result_arrived, &result);
+  ow_mcp_client_start_finish (client, result, &error);
+  g_assert_no_error (error);
+  g_clear_object (&result);   /* it holds the client */
+  form = call_ok (client, "ask_form", NULL);
+  g_assert_cmpstr (first_text (form), ==, "client result {\"action\": \"accept\", \"content\": {\"city\": \"Bergen\"}}");
+  hang = call_full (client, "hang", NULL, NULL, NULL, &error);
+  g_assert_null (hang);
+  g_assert_error (error, OW_MCP_ERROR, OW_MCP_ERROR_TIMEOUT);
+  stop_client (client);
+}
+
+/* Which form fields count as secrets, and which do not (the controls). */
+static void
+test_elicitation_secret_fields (void)
+{
+  const struct { const char *name; const char *field; gboolean secret; } table[] = {
+    { "password", "{}", TRUE },
+    { "apiKey", "{}", TRUE },
+    { "ssh_key", "{}", TRUE },
+    { "sshKey", "{}", TRUE },
+    { "pin", "{}", TRUE },
+    { "code", "{\"description\":\"The access token from the dashboard\"}", TRUE },
+    { "x", "{\"title\":\"Client secret\"}", TRUE },
+    { "x", "{\"format\":\"password\"}", TRUE },
+    { "name", "{\"description\":\"Your full, legal name\"}", FALSE },
+    { "keyboard", "{}", FALSE },
+    { "monkey", "{}", FALSE },
+    { "integer", "{\"description\":\"do not give us your phone number, pin, or other sensitive info\"}", FALSE },
+    { "email", "{\"format\":\"email\"}", FALSE },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (table); i++)
+    {
+      g_autoptr(JsonObject) field = ow_json_object_from_string (table[i].field, -1, NULL);
+
+      if (ow_mcp_elicitation_field_is_secret (table[i].name, field) != table[i].secret)
+        g_error ("%s %s: secret should be %d", table[i].name, table[i].field, table[i].secret);
+    }
+}
+
 static void
 test_double_structured (void)
 {
@@ -1290,6 +1468,9 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/mcp/double/list-changed-storm", test_double_list_changed_storm);
   g_test_add_func ("/ow/mcp/double/server-requests", test_double_server_requests);
   g_test_add_func ("/ow/mcp/double/structured", test_double_structured);
+  g_test_add_func ("/ow/mcp/double/elicitation", test_double_elicitation);
+  g_test_add_func ("/ow/mcp/double/elicitation-waits-for-the-person", test_double_elicitation_waits_for_the_person);
+  g_test_add_func ("/ow/mcp/elicitation/secret-fields", test_elicitation_secret_fields);
   g_test_add_func ("/ow/mcp/double/crash-restarts", test_double_crash_restarts);
   g_test_add_func ("/ow/mcp/double/dies-with-us", test_double_dies_with_us);
   g_test_add_func ("/ow/mcp/modern/stdio", test_modern_stdio);

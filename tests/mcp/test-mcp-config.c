@@ -208,6 +208,116 @@ test_load_files (void)
   g_rmdir (dir);
 }
 
+/* "tools" settings: the four words, defaults, requires_approval false,
+ * bad values an entry error. */
+static void
+test_tool_settings (void)
+{
+  const char *text =
+    "{\"mcpServers\":{"
+    "\"a\":{\"command\":\"x\",\"tools\":{\"echo\":\"allow\",\"add\":\"ask\",\"zap\":\"deny\",\"env\":\"off\"},"
+    "     \"exclude_tools\":[\"gone\"]},"
+    "\"b\":{\"command\":\"x\",\"requires_approval\":false,\"tools\":{\"zap\":\"ask\"}},"
+    "\"c\":{\"command\":\"x\",\"tools\":{\"echo\":\"yes\"}},"
+    "\"d\":{\"command\":\"x\",\"tools\":[\"echo\"]}"
+    "}}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) servers = ow_mcp_config_parse (text, -1, NULL, NULL, &error);
+  OwMcpServerConfig *a, *b, *c, *d;
+  OwMcpToolSetting s;
+
+  g_assert_no_error (error);
+  a = servers->pdata[0];
+  b = servers->pdata[1];
+  c = servers->pdata[2];
+  d = servers->pdata[3];
+  g_assert_null (a->error);
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (a, "echo"), ==, OW_MCP_TOOL_ALLOW);
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (a, "add"), ==, OW_MCP_TOOL_ASK);
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (a, "zap"), ==, OW_MCP_TOOL_DENY);
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (a, "env"), ==, OW_MCP_TOOL_OFF);
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (a, "other"), ==, OW_MCP_TOOL_ASK);
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (a, "gone"), ==, OW_MCP_TOOL_OFF);
+  g_assert_true (ow_mcp_server_config_allows_tool (a, "echo"));
+  g_assert_true (ow_mcp_server_config_allows_tool (a, "add"));
+  g_assert_false (ow_mcp_server_config_allows_tool (a, "zap"));
+  g_assert_false (ow_mcp_server_config_allows_tool (a, "env"));
+  /* requires_approval false: every tool allowed, unless set otherwise. */
+  g_assert_null (b->error);
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (b, "anything"), ==, OW_MCP_TOOL_ALLOW);
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (b, "zap"), ==, OW_MCP_TOOL_ASK);
+  g_assert_nonnull (c->error);
+  g_assert_nonnull (strstr (c->error, "tools.echo"));
+  g_assert_nonnull (d->error);
+  g_assert_nonnull (strstr (d->error, "“tools”"));
+  /* A copy keeps them. */
+  {
+    g_autoptr(OwMcpServerConfig) copy = ow_mcp_server_config_copy (a);
+    g_assert_cmpint (ow_mcp_server_config_tool_setting (copy, "zap"), ==, OW_MCP_TOOL_DENY);
+  }
+  g_assert_true (ow_mcp_tool_setting_from_string ("off", &s));
+  g_assert_cmpint (s, ==, OW_MCP_TOOL_OFF);
+  g_assert_false (ow_mcp_tool_setting_from_string ("Allow", &s));
+  g_assert_cmpstr (ow_mcp_tool_setting_to_string (OW_MCP_TOOL_DENY), ==, "deny");
+}
+
+/* A workspace's .openworker/mcp.json narrows, never widens: its "allow" and
+ * requires_approval false are errors and are not applied, its off/deny/ask
+ * tighten the machine's entry; the machine's own allow is the control. */
+static void
+test_workspace_narrows (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("ow-mcp-config-XXXXXX", NULL);
+  g_autofree char *global = g_build_filename (dir, "mcp.json", NULL);
+  g_autofree char *local = g_build_filename (dir, "workspace-mcp.json", NULL);
+  g_autoptr(GPtrArray) servers = NULL;
+  g_autoptr(GError) error = NULL;
+  OwMcpServerConfig *shared, *own, *lax;
+
+  g_assert_true (g_file_set_contents (global,
+    "{\"mcpServers\":{\"shared\":{\"command\":\"g\",\"tools\":{\"echo\":\"allow\",\"add\":\"allow\","
+    "\"zap\":\"allow\"}}}}", -1, NULL));
+  g_assert_true (g_file_set_contents (local,
+    "{\"mcpServers\":{"
+    "\"shared\":{\"command\":\"w\",\"tools\":{\"add\":\"ask\",\"zap\":\"off\",\"env\":\"allow\"}},"
+    "\"own\":{\"command\":\"w\",\"tools\":{\"echo\":\"allow\",\"add\":\"deny\"}},"
+    "\"lax\":{\"command\":\"w\",\"requires_approval\":false}}}", -1, NULL));
+  servers = ow_mcp_config_load (global, local, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (servers->len, ==, 3);
+  shared = servers->pdata[0];
+  own = servers->pdata[1];
+  lax = servers->pdata[2];
+  /* The machine's allow holds where the workspace says nothing (control)… */
+  g_assert_cmpstr (shared->command, ==, "g");
+  g_assert_null (shared->error);
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (shared, "echo"), ==, OW_MCP_TOOL_ALLOW);
+  /* …and the workspace narrows it, but cannot allow what the machine does not. */
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (shared, "add"), ==, OW_MCP_TOOL_ASK);
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (shared, "zap"), ==, OW_MCP_TOOL_OFF);
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (shared, "env"), ==, OW_MCP_TOOL_ASK);
+  /* A workspace-only server: "allow" is an error, never applied. */
+  g_assert_nonnull (own->error);
+  g_assert_nonnull (strstr (own->error, "may only narrow"));
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (own, "echo"), ==, OW_MCP_TOOL_ASK);
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (own, "add"), ==, OW_MCP_TOOL_DENY);
+  g_assert_nonnull (lax->error);
+  g_assert_true (lax->requires_approval);
+  g_assert_cmpint (ow_mcp_server_config_tool_setting (lax, "echo"), ==, OW_MCP_TOOL_ASK);
+  /* The same text in the machine's file is fine (positive control). */
+  {
+    g_autoptr(GPtrArray) machine = ow_mcp_config_load (local, NULL, NULL, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_null (((OwMcpServerConfig *) machine->pdata[1])->error);
+    g_assert_cmpint (ow_mcp_server_config_tool_setting (machine->pdata[1], "echo"), ==, OW_MCP_TOOL_ALLOW);
+    g_assert_cmpint (ow_mcp_server_config_tool_setting (machine->pdata[2], "echo"), ==, OW_MCP_TOOL_ALLOW);
+  }
+  g_unlink (global);
+  g_unlink (local);
+  g_rmdir (dir);
+}
+
 static gboolean
 check (const char *schema,
        const char *value,
@@ -268,6 +378,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/mcp/config/parse-errors", test_parse_errors);
   g_test_add_func ("/ow/mcp/config/tool-names", test_tool_names);
   g_test_add_func ("/ow/mcp/config/load-files", test_load_files);
+  g_test_add_func ("/ow/mcp/config/tool-settings", test_tool_settings);
+  g_test_add_func ("/ow/mcp/config/workspace-narrows", test_workspace_narrows);
   g_test_add_func ("/ow/mcp/config/env-minimal", test_env_minimal);
   g_test_add_func ("/ow/mcp/schema/basic", test_schema);
   return g_test_run ();
