@@ -760,7 +760,7 @@ test_double_elicitation (void)
     g_autoptr(GError) error = NULL;
 
     ow_mcp_client_start_async (client, NULL, on_result_cb, &result);
-    wait_until (result_arrived, &result);
+    OW_TEST_WAIT_UNTIL (result != NULL);
     ow_mcp_client_start_finish (client, result, &error);
     g_assert_no_error (error);
   }
@@ -834,7 +834,7 @@ test_double_elicitation_waits_for_the_person (void)
   client = ow_mcp_client_new (config);
   ow_mcp_client_set_elicitation_handler (client, on_elicitation_late_cb, NULL);
   ow_mcp_client_start_async (client, NULL, on_result_cb, &result);
-  wait_until (result_arrived, &result);
+  OW_TEST_WAIT_UNTIL (result != NULL);
   ow_mcp_client_start_finish (client, result, &error);
   g_assert_no_error (error);
   g_clear_object (&result);   /* it holds the client */
