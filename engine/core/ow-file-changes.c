@@ -86,11 +86,20 @@ walk (Walk *w, int dir_fd, const char *path, guint depth)
   closedir (dir);
 }
 
+static guint time_limit_ms = OW_FILE_CHANGES_MAX_MS;   /* read by the walking threads */
+
+void
+ow_file_changes_set_time_limit (guint ms)
+{
+  g_atomic_int_set (&time_limit_ms, ms != 0 ? ms : OW_FILE_CHANGES_MAX_MS);
+}
+
 OwFileSnapshot *
 ow_file_snapshot_take (const char *const *roots)
 {
   OwFileSnapshot *snap = g_new0 (OwFileSnapshot, 1);
-  Walk w = { snap, OW_FILE_CHANGES_MAX_ENTRIES, g_get_monotonic_time () + OW_FILE_CHANGES_MAX_MS * 1000 };
+  Walk w = { snap, OW_FILE_CHANGES_MAX_ENTRIES,
+             g_get_monotonic_time () + (gint64) g_atomic_int_get (&time_limit_ms) * 1000 };
 
   snap->files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   snap->complete = TRUE;
