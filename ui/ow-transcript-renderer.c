@@ -46,6 +46,9 @@ typedef struct {
   gboolean    has_exit;     /* the event carried an exit code */
   gboolean    exit_known;   /* … and it was a number, not null */
   gint64      exit_code;
+  double      progress;     /* the tool's last progress report while running, or < 0 */
+  double      total;        /* its total (< 0: none given) */
+  char       *progress_message;
 } Step;
 
 struct _OwTranscriptRenderer
@@ -90,6 +93,7 @@ step_free (Step *s)
   g_free (s->preview);
   g_free (s->reason);
   g_free (s->output);
+  g_free (s->progress_message);
   g_free (s);
 }
 
@@ -329,6 +333,23 @@ step_html (Step *s)
     ow_html_append (html, " <code class=\"step-detail\">%s</code>", detail);
   g_string_append (html, "</div>");
 
+  /* A running tool that reports progress (an MCP server's long call): a
+   * bar when it gives a total, else the count, with its message. */
+  if (g_strcmp0 (s->status, "running") == 0 && s->progress >= 0)
+    {
+      char value[G_ASCII_DTOSTR_BUF_SIZE], max[G_ASCII_DTOSTR_BUF_SIZE];
+
+      g_ascii_dtostr (value, sizeof value, s->total > 0 ? MIN (s->progress, s->total) : s->progress);
+      g_ascii_dtostr (max, sizeof max, s->total);
+      if (s->total > 0)
+        ow_html_append (html, "<div class=\"step-progress\"><progress max=\"%H\" value=\"%H\"></progress>", max, value);
+      else
+        ow_html_append (html, "<div class=\"step-progress\"><span class=\"progress-count\">%H</span>", value);
+      if (s->progress_message != NULL)
+        ow_html_append (html, " <span class=\"progress-message\">%s</span>", s->progress_message);
+      g_string_append (html, "</div>");
+    }
+
   /* An answer is said once, by the provenance ("You allowed it once",
    * "You denied it", with the person's reason when they gave one), not
    * also by the card's note and the engine's reason. */
@@ -444,6 +465,8 @@ ensure_step (OwTranscriptRenderer *self, const char *call_id, const char *name, 
   s->name = g_strdup (name != NULL ? name : "tool");
   s->args = args != NULL ? json_object_ref (args) : NULL;
   s->status = g_strdup ("proposed");
+  s->progress = -1;
+  s->total = -1;
   g_hash_table_insert (self->steps, g_strdup (call_id), s);
   self->group_steps++;
   self->group_last = s;
@@ -610,6 +633,15 @@ on_tool_event (OwTranscriptRenderer *self, const char *type, JsonObject *data)
     }
   else if (g_str_equal (type, "tool_started"))
     set_str (&s->status, "running");
+  else if (g_str_equal (type, "tool_progress"))
+    {
+      JsonNode *p = json_object_get_member (data, "progress");
+      JsonNode *t = json_object_get_member (data, "total");
+
+      s->progress = p != NULL && JSON_NODE_HOLDS_VALUE (p) ? json_node_get_double (p) : 0;
+      s->total = t != NULL && JSON_NODE_HOLDS_VALUE (t) ? json_node_get_double (t) : -1;
+      set_str (&s->progress_message, ow_json_get_string (data, "message"));
+    }
   else if (g_str_equal (type, "tool_finished"))
     {
       set_str (&s->status, ow_json_get_string (data, "status"));
@@ -688,7 +720,7 @@ ow_transcript_renderer_feed (OwTranscriptRenderer *self, gint64 seq, gint64 ts_m
            || g_str_equal (type, "site_requested") || g_str_equal (type, "question_requested")
            || g_str_equal (type, "directory_requested") || g_str_equal (type, "tool_started")
            || g_str_equal (type, "tool_finished") || g_str_equal (type, "approval_resolved")
-           || g_str_equal (type, "review_finished"))
+           || g_str_equal (type, "review_finished") || g_str_equal (type, "tool_progress"))
     on_tool_event (self, type, data);
   else if (g_str_equal (type, "error"))
     on_error (self, data);

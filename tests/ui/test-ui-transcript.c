@@ -385,6 +385,36 @@ test_compaction_notices (void)
   g_assert_nonnull (strstr (html, "The oldest turns were dropped to fit the model&#39;s context"));
 }
 
+/* A tool that reports progress shows a bar while it runs (a count when
+ * it gives no total), its message escaped; the bar goes when it ends. */
+static void
+test_tool_progress (void)
+{
+  OwTranscriptRenderer *r = ow_transcript_renderer_new ();
+  g_autofree char *running = NULL, *counted = NULL, *done = NULL;
+
+  feed (r, "turn_start", "{\"input\":\"copy it\"}");
+  feed (r, "tool_proposed", "{\"name\":\"mcp__files__copy\",\"call_id\":\"p1\",\"arguments\":{}}");
+  feed (r, "tool_started", "{\"name\":\"mcp__files__copy\",\"call_id\":\"p1\"}");
+  g_free (take_html (r));
+  feed (r, "tool_progress", "{\"name\":\"mcp__files__copy\",\"call_id\":\"p1\",\"progress\":3,\"total\":10,"
+                            "\"message\":\"<b>copying</b>\"}");
+  running = take_html (r);
+  g_assert_nonnull (strstr (running, "<progress max=\"10\" value=\"3\"></progress>"));
+  g_assert_nonnull (strstr (running, "&lt;b&gt;copying&lt;/b&gt;"));
+  g_assert_null (strstr (running, "<b>copying"));
+  feed (r, "tool_progress", "{\"name\":\"mcp__files__copy\",\"call_id\":\"p1\",\"progress\":7}");
+  counted = take_html (r);
+  g_assert_null (strstr (counted, "<progress"));
+  g_assert_nonnull (strstr (counted, "<span class=\"progress-count\">7</span>"));
+  feed (r, "tool_finished", "{\"name\":\"mcp__files__copy\",\"call_id\":\"p1\",\"status\":\"ok\","
+                            "\"result_preview\":\"copied\"}");
+  done = take_html (r);
+  g_assert_nonnull (strstr (done, "copied"));   /* control: the step was redrawn */
+  g_assert_null (strstr (done, "step-progress"));
+  ow_transcript_renderer_free (r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -399,5 +429,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/ui/transcript/notices", test_notices);
   g_test_add_func ("/ow/ui/transcript/replay-is-deterministic", test_replay_is_deterministic);
   g_test_add_func ("/ow/ui/transcript/compaction-notices", test_compaction_notices);
+  g_test_add_func ("/ow/ui/transcript/tool-progress", test_tool_progress);
   return g_test_run ();
 }

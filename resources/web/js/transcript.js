@@ -275,8 +275,23 @@ export class Transcript {
         this.setStep(step, 'running');
         break;
       }
+      case 'tool_progress': {
+        // A long call reports how far it is: a bar with a total, else the count.
+        const step = this.steps.get(d.call_id);
+        if (!step) break;
+        step.progress?.remove();
+        const total = typeof d.total === 'number' && d.total > 0 ? d.total : null;
+        const bar = total !== null
+          ? h('progress', { max: String(total), value: String(Math.min(d.progress, total)) })
+          : h('span', { class: 'progress-count' }, String(d.progress));
+        step.progress = h('div', { class: 'step-progress' }, bar, d.message ? ` ${d.message}` : '');
+        step.body.append(step.progress);
+        break;
+      }
       case 'tool_finished': {
         const step = this.steps.get(d.call_id) ?? this.step(d.call_id, d.name, null);
+        step.progress?.remove();
+        step.progress = null;
         this.finishStep(step, d);
         break;
       }
