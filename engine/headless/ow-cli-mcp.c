@@ -232,7 +232,7 @@ mcp_tools (const char *name, gboolean json)
       }
   if (chosen->len == 0)
     return fail (2, "there is no MCP server named \"%s\"; `openworker mcp list` shows them.", name);
-  providers = ow_mcp_start_servers (chosen, problems);
+  providers = ow_mcp_start_servers (chosen, NULL, problems);
   if (providers->len == 0)
     return fail (1, "%s", problems->len > 0 ? (const char *) g_ptr_array_index (problems, 0) : "it did not start");
   provider = g_ptr_array_index (providers, 0);

@@ -1,6 +1,8 @@
 /* ow-mcp-provider.c: one MCP server's tools, as a tool provider. */
 #include "mcp/ow-mcp-provider.h"
 
+#include "mcp/ow-mcp-auth.h"
+
 #include "ow-error.h"
 
 /* ---- One tool --------------------------------------------------------------
@@ -446,13 +448,13 @@ on_started (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   Start *s = user_data;
 
-  s->ok = ow_mcp_client_start_finish (OW_MCP_CLIENT (source), result, &s->error);
+  s->ok = ow_mcp_start_finish (OW_MCP_CLIENT (source), result, &s->error);
   s->starting->pending--;
   g_main_context_wakeup (g_main_context_get_thread_default ());
 }
 
 GPtrArray *
-ow_mcp_start_servers (GPtrArray *configs, GPtrArray *problems)
+ow_mcp_start_servers (GPtrArray *configs, OwOAuth *oauth, GPtrArray *problems)
 {
   GPtrArray *providers = g_ptr_array_new_with_free_func (g_object_unref);
   g_autofree Start *starts = NULL;
@@ -477,7 +479,9 @@ ow_mcp_start_servers (GPtrArray *configs, GPtrArray *problems)
       starts[i].starting = &starting;
       starts[i].client = ow_mcp_client_new (c);
       starting.pending++;
-      ow_mcp_client_start_async (starts[i].client, NULL, on_started, &starts[i]);
+      if (oauth != NULL)
+        ow_mcp_auth_attach (starts[i].client, oauth);
+      ow_mcp_start_async (starts[i].client, NULL, on_started, &starts[i]);
     }
   while (starting.pending > 0)
     g_main_context_iteration (context, TRUE);
@@ -487,9 +491,11 @@ ow_mcp_start_servers (GPtrArray *configs, GPtrArray *problems)
 
       if (s->client == NULL)
         continue;
-      if (s->ok)
+      /* A server waiting for a sign-in stays: it connects, and its tools
+       * appear, as soon as someone signs in (OwOAuth "signed-in"). */
+      if (s->ok || (ow_mcp_auth_get (s->client) != NULL && ow_mcp_auth_get_needs_sign_in (ow_mcp_auth_get (s->client))))
         g_ptr_array_add (providers, ow_mcp_provider_new (s->client));
-      else if (problems != NULL)
+      if (!s->ok && problems != NULL)
         g_ptr_array_add (problems, g_strdup_printf ("MCP server \"%s\" did not start: %s",
                                                     ow_mcp_client_get_name (s->client),
                                                     s->error != NULL ? s->error->message : "unknown failure"));
