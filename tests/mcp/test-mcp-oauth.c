@@ -386,6 +386,165 @@ test_step_up (void)
   ow_mcp_client_stop (client);
 }
 
+/* ---- openworker mcp login / logout -------------------------------------- */
+
+static gboolean as_session;  /* the next cli() carries a session's mark */
+
+static GSubprocess *
+cli (const char *home, GSubprocessFlags flags, const char *verb, const char *name)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (flags);
+  g_autoptr(GError) error = NULL;
+  GSubprocess *proc;
+
+  if (as_session)
+    g_subprocess_launcher_setenv (launcher, "OPENWORKER_SESSION_COMMAND", "1", TRUE);
+  g_subprocess_launcher_setenv (launcher, "OPENWORKER_HOME", home, TRUE);
+  g_subprocess_launcher_setenv (launcher, "OPENWORKER_SECRET_STORE", "file", TRUE);
+  g_subprocess_launcher_unsetenv (launcher, "G_MESSAGES_DEBUG");
+  proc = g_subprocess_launcher_spawn (launcher, &error, g_getenv ("OW_CLI"), "mcp", verb, name, NULL);
+  g_assert_no_error (error);
+  return proc;
+}
+
+static int
+cli_run (const char *home, const char *verb, const char *name, char **out, char **err)
+{
+  g_autoptr(GSubprocess) proc = cli (home, G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE,
+                                     verb, name);
+  g_autoptr(GError) error = NULL;
+
+  g_subprocess_communicate_utf8 (proc, NULL, NULL, out, err, &error);
+  g_assert_no_error (error);
+  seen (*out);
+  seen (*err);
+  return g_subprocess_get_exit_status (proc);
+}
+
+/* Whether any file under @dir holds @needle in the clear. */
+static gboolean
+tree_contains (const char *dir, const char *needle)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autofree char *data = NULL;
+      gsize len = 0;
+
+      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        {
+          if (tree_contains (path, needle))
+            return TRUE;
+        }
+      else if (g_file_get_contents (path, &data, &len, NULL)
+               && g_strstr_len (data, (gssize) len, needle) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* `openworker mcp login` prints the URL, takes the redirect on its own
+ * loopback port (refusing a state it did not begin, and going on waiting),
+ * and says what is signed in; `mcp tools` then connects with the saved
+ * token; `logout` forgets it, and `mcp tools` is refused again. */
+static void
+test_cli_login (void)
+{
+  /* Under the isolated XDG folders g_test_init() made: removed afterwards. */
+  g_autofree char *home = g_build_filename (g_get_user_data_dir (), "login-home", NULL);
+  g_autofree char *config_dir = g_build_filename (home, "config", NULL);
+  g_autofree char *mcp_json = g_build_filename (config_dir, "mcp.json", NULL);
+  g_autofree char *json = g_strdup_printf ("{\"mcpServers\": {\"dcr\": {\"url\": \"%s/mcp/dcr\"}}}", w.base);
+  g_autoptr(GSubprocess) login = NULL;
+  g_autoptr(GDataInputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = NULL;
+  g_autofree char *location = NULL;
+  g_autofree char *forged = NULL;
+  g_autofree char *page = NULL;
+  g_autofree char *bad_page = NULL;
+  g_autofree char *rest = NULL;
+  g_autofree char *tools_out = NULL, *tools_err = NULL, *out2 = NULL, *err2 = NULL;
+  g_autofree char *after_out = NULL, *after_err = NULL;
+  const char *q;
+  guint status = 0;
+  char *line;
+
+  g_assert_cmpint (g_mkdir_with_parents (config_dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (mcp_json, json, -1, NULL));
+
+  /* A server that is not signed in has no tools to show. */
+  g_assert_cmpint (cli_run (home, "tools", "dcr", &tools_out, &tools_err), ==, 1);
+  g_assert_nonnull (strstr (tools_err, "openworker mcp login dcr"));
+  g_clear_pointer (&tools_out, g_free);
+  g_clear_pointer (&tools_err, g_free);
+
+  /* Signing in or out is a person's act: a session's command is refused. */
+  as_session = TRUE;
+  g_assert_cmpint (cli_run (home, "login", "dcr", &tools_out, &tools_err), ==, 2);
+  g_assert_nonnull (strstr (tools_err, "only a person can sign in to MCP servers"));
+  g_clear_pointer (&tools_out, g_free);
+  g_clear_pointer (&tools_err, g_free);
+  g_assert_cmpint (cli_run (home, "logout", "dcr", &tools_out, &tools_err), ==, 2);
+  g_clear_pointer (&tools_out, g_free);
+  g_clear_pointer (&tools_err, g_free);
+  as_session = FALSE;
+
+  login = cli (home, G_SUBPROCESS_FLAGS_STDOUT_PIPE, "login", "dcr");
+  out = g_data_input_stream_new (g_subprocess_get_stdout_pipe (login));
+  while ((line = g_data_input_stream_read_line (out, NULL, NULL, &error)) != NULL)
+    {
+      g_strstrip (line);
+      if (g_str_has_prefix (line, "http://"))
+        {
+          url = line;
+          break;
+        }
+      g_free (line);
+    }
+  g_assert_nonnull (url);
+  g_assert_nonnull (strstr (url, "/as/dcr/authorize?"));
+  g_assert_null (strstr (url, MARKER));
+  g_free (http_do ("GET", url, &status, &location));
+  g_assert_cmpuint (status, ==, 302);
+  g_assert_true (g_str_has_prefix (location, "http://127.0.0.1:"));
+  g_assert_nonnull (strstr (location, "/callback?"));
+
+  /* A redirect with another state is refused; the command keeps waiting. */
+  q = strchr (location, '?');
+  forged = g_strdup_printf ("%.*s?code=x&state=not-ours", (int) (q - location), location);
+  bad_page = http_do ("GET", forged, &status, NULL);
+  g_assert_cmpuint (status, ==, 400);
+  g_assert_nonnull (strstr (bad_page, "not waiting for this sign-in"));
+
+  page = http_do ("GET", location, &status, NULL);
+  g_assert_cmpuint (status, ==, 200);
+  g_assert_nonnull (strstr (page, "Signed in"));
+  rest = g_data_input_stream_read_upto (out, "", 0, NULL, NULL, &error);
+  g_subprocess_wait (login, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (g_subprocess_get_exit_status (login), ==, 0);
+  g_assert_nonnull (rest);
+  seen (rest);
+  g_assert_nonnull (strstr (rest, "Signed in to \"dcr\""));
+  g_assert_nonnull (strstr (rest, "1 tool."));
+
+  /* Another process uses the saved sign-in. */
+  g_assert_cmpint (cli_run (home, "tools", "dcr", &tools_out, &tools_err), ==, 0);
+  g_assert_nonnull (strstr (tools_out, "whoami"));
+  /* Saved, but sealed: no token or secret in any file of the home. */
+  g_assert_true (tree_contains (home, "dcr"));
+  g_assert_false (tree_contains (home, MARKER));
+
+  g_assert_cmpint (cli_run (home, "logout", "dcr", &out2, &err2), ==, 0);
+  g_assert_nonnull (strstr (out2, "Signed out of \"dcr\""));
+  g_assert_cmpint (cli_run (home, "tools", "dcr", &after_out, &after_err), ==, 1);
+  g_assert_nonnull (strstr (after_err, "sign in"));
+}
+
 /* Runs last: no token, code or secret of the double in any log line or
  * error message of the whole run (and the run did log: a positive control). */
 static void
@@ -432,6 +591,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/mcp/oauth/refresh", test_refresh);
   g_test_add_func ("/ow/mcp/oauth/revoked", test_revoked);
   g_test_add_func ("/ow/mcp/oauth/step-up", test_step_up);
+  g_test_add_func ("/ow/mcp/oauth/cli-login", test_cli_login);
   g_test_add_func ("/ow/mcp/oauth/no-secrets", test_no_secrets);
   rc = g_test_run ();
 
