@@ -1,8 +1,9 @@
 /* ow-mcp-provider.c: one MCP server's tools, as a tool provider. */
 #include "mcp/ow-mcp-provider.h"
 
-#include "mcp/ow-mcp-auth.h"
+#include <string.h>
 
+#include "mcp/ow-mcp-auth.h"
 #include "ow-error.h"
 
 /* ---- One tool --------------------------------------------------------------
@@ -164,31 +165,107 @@ on_progress (double progress, double total, const char *message, gpointer user_d
   p->progress (progress, total, message, p->data);
 }
 
+/* One call: kept until it ends, since a call refused for an expired
+ * token is sent once more after the reconnection (mcp/ow-mcp-auth.h). */
+typedef struct {
+  GTask              *task;
+  JsonObject         *args;      /* or NULL */
+  OwToolProgressFunc  progress;  /* or NULL */
+  gpointer            progress_data;
+  gboolean            retried;
+} Call;
+
+static void
+call_free (Call *c)
+{
+  g_clear_pointer (&c->args, json_object_unref);
+  g_clear_object (&c->task);
+  g_free (c);
+}
+
+static void send_call (Call *c);
+
+static void
+on_reconnected (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Call *c = user_data;
+  OwMcpBoundTool *self = g_task_get_source_object (c->task);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message = NULL;
+
+  if (ow_mcp_start_finish (OW_MCP_CLIENT (source), result, &error))
+    {
+      send_call (c);
+      return;
+    }
+  if (g_task_return_error_if_cancelled (c->task))
+    {
+      call_free (c);
+      return;
+    }
+  message = g_strdup_printf ("MCP server \"%s\" could not run %s: %s", ow_mcp_client_get_name (self->client),
+                             self->tool->name, error->message);
+  g_task_return_pointer (c->task, ow_tool_result_new_error (OW_TOOL_STATUS_ERROR, message),
+                         (GDestroyNotify) ow_tool_result_free);
+  call_free (c);
+}
+
 static void
 on_called (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  g_autoptr(GTask) task = user_data;
-  OwMcpBoundTool *self = g_task_get_source_object (task);
+  Call *c = user_data;
+  OwMcpBoundTool *self = g_task_get_source_object (c->task);
   g_autoptr(GError) error = NULL;
   g_autoptr(OwMcpCallResult) r = ow_mcp_client_call_tool_finish (OW_MCP_CLIENT (source), result, &error);
   g_autofree char *message = NULL;
+  const char *challenge = ow_mcp_client_get_auth_challenge (self->client);
 
   if (r != NULL)
     {
-      g_task_return_pointer (task, tool_result (r), (GDestroyNotify) ow_tool_result_free);
+      g_task_return_pointer (c->task, tool_result (r), (GDestroyNotify) ow_tool_result_free);
+      call_free (c);
       return;
     }
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      g_task_return_error (task, g_steal_pointer (&error));
+      g_task_return_error (c->task, g_steal_pointer (&error));
+      call_free (c);
+      return;
+    }
+  /* A 401 to a token the server no longer takes: the server did not run
+   * the tool. Once the token is refreshed and the client reconnected, send
+   * it again, once. A 403 for more scope waits for a person instead. */
+  if (g_error_matches (error, OW_MCP_ERROR, OW_MCP_ERROR_AUTH_REQUIRED) && !c->retried
+      && ow_mcp_auth_get (self->client) != NULL && (challenge == NULL || strstr (challenge, "insufficient_scope") == NULL))
+    {
+      c->retried = TRUE;
+      ow_mcp_start_async (self->client, g_task_get_cancellable (c->task), on_reconnected, c);
       return;
     }
   /* The server could not answer: a result the model reads, naming the
    * server, rather than a failure of the turn. */
   message = g_strdup_printf ("MCP server \"%s\" could not run %s: %s", ow_mcp_client_get_name (self->client),
                              self->tool->name, error->message);
-  g_task_return_pointer (task, ow_tool_result_new_error (OW_TOOL_STATUS_ERROR, message),
+  g_task_return_pointer (c->task, ow_tool_result_new_error (OW_TOOL_STATUS_ERROR, message),
                          (GDestroyNotify) ow_tool_result_free);
+  call_free (c);
+}
+
+static void
+send_call (Call *c)
+{
+  OwMcpBoundTool *self = g_task_get_source_object (c->task);
+  Progress *p = NULL;
+
+  if (c->progress != NULL)
+    {
+      p = g_new0 (Progress, 1);
+      p->progress = c->progress;
+      p->data = c->progress_data;
+    }
+  ow_mcp_client_call_tool_async (self->client, self->tool->name, c->args,
+                                 p != NULL ? on_progress : NULL, p, p != NULL ? g_free : NULL,
+                                 g_task_get_cancellable (c->task), on_called, c);
 }
 
 static void
@@ -202,19 +279,14 @@ bound_call_async (OwTool              *tool,
                   gpointer             user_data)
 {
   OwMcpBoundTool *self = OW_MCP_BOUND_TOOL (tool);
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-  Progress *p = NULL;
+  Call *c = g_new0 (Call, 1);
 
-  g_task_set_source_tag (task, bound_call_async);
-  if (progress != NULL)
-    {
-      p = g_new0 (Progress, 1);
-      p->progress = progress;
-      p->data = progress_data;
-    }
-  ow_mcp_client_call_tool_async (self->client, self->tool->name, args,
-                                 p != NULL ? on_progress : NULL, p, p != NULL ? g_free : NULL,
-                                 cancellable, on_called, task);
+  c->task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (c->task, bound_call_async);
+  c->args = args != NULL ? json_object_ref (args) : NULL;
+  c->progress = progress;
+  c->progress_data = progress_data;
+  send_call (c);
 }
 
 static OwToolResult *

@@ -14,6 +14,7 @@
 
 #include "mcp/ow-mcp-auth.h"
 #include "mcp/ow-mcp-client.h"
+#include "mcp/ow-mcp-provider.h"
 #include "net/ow-http-client.h"
 #include "net/ow-oauth.h"
 #include "ow-error.h"
@@ -359,6 +360,60 @@ test_revoked (void)
   ow_mcp_client_stop (client);
 }
 
+/* Through the tool seam: a call the server refuses because it stopped
+ * taking the token (the token expired or was revoked) is not lost: the
+ * token is refreshed, the client reconnects, and the call is sent once
+ * more; the model sees the answer. When the grant is gone too, the model
+ * sees an error that says a sign-in is needed (the refusal). */
+static void
+test_tool_retry (void)
+{
+  g_autoptr(OwSecretStore) secrets = ow_secret_store_memory_new ();
+  g_autoptr(OwOAuth) oauth = new_oauth (secrets);
+  g_autoptr(OwMcpClient) client = new_client ("dcr", oauth);
+  g_autoptr(OwMcpProvider) provider = ow_mcp_provider_new (client);
+  g_autoptr(OwTool) tool = NULL;
+  OwToolContext ctx = { 0 };
+  gint64 refreshes;
+
+  g_assert_false (start (client));
+  sign_in (client, oauth);
+  wait_status (client, OW_MCP_STATUS_READY);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (provider)), ==, 1);
+  tool = g_list_model_get_item (G_LIST_MODEL (provider), 0);
+
+  for (int round = 0; round < 2; round++)
+    {
+      g_autoptr(GAsyncResult) res = NULL;
+      g_autoptr(OwToolResult) r = NULL;
+      g_autoptr(GError) error = NULL;
+
+      refreshes = double_count ("refresh:dcr");
+      if (round == 1)
+        post ("/_control/dcr", "{\"revoke\": true}");
+      post ("/_revoke/dcr", "{}");
+      ow_tool_call_async (tool, &ctx, NULL, NULL, NULL, NULL, on_result_cb, &res);
+      r = ow_tool_call_finish (tool, wait_for (&res), &error);
+      g_assert_no_error (error);
+      seen (r->text);
+      g_assert_cmpint (double_count ("refresh:dcr"), ==, refreshes + 1);
+      if (round == 0)
+        {
+          /* The positive control: the same call, answered. */
+          g_assert_cmpint (r->status, ==, OW_TOOL_STATUS_OK);
+          g_assert_cmpstr (r->text, ==, "scope: read");
+        }
+      else
+        {
+          g_assert_cmpint (r->status, ==, OW_TOOL_STATUS_ERROR);
+          g_assert_nonnull (strstr (r->text, "openworker mcp login dcr"));
+          g_assert_true (ow_mcp_auth_get_needs_sign_in (ow_mcp_auth_get (client)));
+        }
+    }
+  post ("/_control/dcr", "{\"revoke\": false}");
+  ow_mcp_client_stop (client);
+}
+
 /* 403 insufficient_scope after the first sign-in: a step-up, whose
  * sign-in asks for the scope the 403 named. */
 static void
@@ -590,6 +645,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/mcp/oauth/sign-in", test_sign_in);
   g_test_add_func ("/ow/mcp/oauth/refresh", test_refresh);
   g_test_add_func ("/ow/mcp/oauth/revoked", test_revoked);
+  g_test_add_func ("/ow/mcp/oauth/tool-retry", test_tool_retry);
   g_test_add_func ("/ow/mcp/oauth/step-up", test_step_up);
   g_test_add_func ("/ow/mcp/oauth/cli-login", test_cli_login);
   g_test_add_func ("/ow/mcp/oauth/no-secrets", test_no_secrets);
