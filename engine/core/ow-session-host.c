@@ -1476,7 +1476,8 @@ start_mcp_servers (OwSessionHost *self)
       client = ow_mcp_client_new (c);
       /* An HTTP server signs in through the machine's OwOAuth; a sign-in
        * completed at /v1/oauth/callback connects it, live. */
-      ow_mcp_auth_attach (client, ow_context_get_oauth (self->ctx));
+      if (ow_context_get_oauth (self->ctx) != NULL)
+        ow_mcp_auth_attach (client, ow_context_get_oauth (self->ctx));
       g_ptr_array_add (self->mcp, ow_mcp_provider_new (client));
       ow_mcp_start_async (client, NULL, on_mcp_started_cb, NULL);
     }

@@ -458,7 +458,8 @@ mcp_login (const char *name)
     return code;
   if ((ctx = open_context (&error)) == NULL)
     return fail (1, "%s", error->message);
-  l.oauth = ow_context_get_oauth (ctx);
+  if ((l.oauth = ow_context_get_oauth (ctx)) == NULL)
+    return fail (1, "there is no secret store to keep the sign-in in.");
   server = soup_server_new (NULL, NULL);
   if (!soup_server_listen_local (server, 0, SOUP_SERVER_LISTEN_IPV4_ONLY, &error))
     return fail (1, "could not listen on 127.0.0.1 for the browser's redirect: %s", error->message);
@@ -482,6 +483,11 @@ mcp_login (const char *name)
       ow_mcp_start_async (client, NULL, on_start_cb, &started);
       if (ow_mcp_start_finish (client, wait_result (&started), &error))
         {
+          if (round == 0 && !ow_mcp_auth_has_token (auth))
+            {
+              printf ("\"%s\" needs no sign-in: it connected without one.\n", name);
+              break;
+            }
           if (round == 0)
             printf ("Already signed in. ");
           say_signed_in (client, ow_mcp_auth_get_resource (auth));
@@ -530,7 +536,8 @@ mcp_logout (const char *name)
     return code;
   if ((ctx = open_context (&error)) == NULL)
     return fail (1, "%s", error->message);
-  oauth = ow_context_get_oauth (ctx);
+  if ((oauth = ow_context_get_oauth (ctx)) == NULL)
+    return fail (1, "there is no secret store to keep sign-ins in.");
   ow_oauth_sign_out_async (oauth, config->url, NULL, on_start_cb, &res);
   n = ow_oauth_sign_out_finish (oauth, wait_result (&res), &error);
   if (n < 0)

@@ -291,6 +291,12 @@ ow_mcp_auth_get_needs_sign_in (OwMcpAuth *self)
   return self->needs_sign_in;
 }
 
+gboolean
+ow_mcp_auth_has_token (OwMcpAuth *self)
+{
+  return self->had_token;
+}
+
 const char *
 ow_mcp_auth_get_authorization_url (OwMcpAuth *self)
 {

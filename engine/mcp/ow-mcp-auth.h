@@ -49,6 +49,8 @@ OwMcpAuth  *ow_mcp_auth_get                (OwMcpClient *client);
 /* The canonical resource URL of the server. */
 const char *ow_mcp_auth_get_resource       (OwMcpAuth *self);
 gboolean    ow_mcp_auth_get_needs_sign_in  (OwMcpAuth *self);
+/* Whether the client's current connection sends an access token. */
+gboolean    ow_mcp_auth_has_token          (OwMcpAuth *self);
 const char *ow_mcp_auth_get_authorization_url (OwMcpAuth *self);
 
 /* Gets a token when a credential exists, then starts the client (as

@@ -594,6 +594,11 @@ test_cli_login (void)
   g_assert_true (tree_contains (home, "dcr"));
   g_assert_false (tree_contains (home, MARKER));
 
+  g_clear_pointer (&tools_out, g_free);
+  g_clear_pointer (&tools_err, g_free);
+  g_assert_cmpint (cli_run (home, "login", "dcr", &tools_out, &tools_err), ==, 0);
+  g_assert_nonnull (strstr (tools_out, "Already signed in. Signed in to \"dcr\""));
+
   g_assert_cmpint (cli_run (home, "logout", "dcr", &out2, &err2), ==, 0);
   g_assert_nonnull (strstr (out2, "Signed out of \"dcr\""));
   g_assert_cmpint (cli_run (home, "tools", "dcr", &after_out, &after_err), ==, 1);
