@@ -122,15 +122,17 @@ on_started_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
   const char *name;
 
-  if (ow_mcp_client_start_finish (OW_MCP_CLIENT (source), result, &error))
+  gboolean ok = ow_mcp_client_start_finish (OW_MCP_CLIENT (source), result, &error);
+
+  if (g_cancellable_is_cancelled (self->cancel))
+    return;
+  if (ok)
     {
       self->retried = FALSE;
       set_needs_sign_in (self, FALSE);
       sequence_done (self, NULL);
       return;
     }
-  if (g_cancellable_is_cancelled (self->cancel))
-    return;
   if (ow_mcp_client_get_status (self->client) != OW_MCP_STATUS_AUTH_REQUIRED)
     {
       sequence_done (self, error);
@@ -208,9 +210,13 @@ on_client_status_cb (GObject    *object,
                      gpointer    user_data)
 {
   OwMcpAuth *self = user_data;
+  OwMcpStatus status = ow_mcp_client_get_status (self->client);
 
-  if (self->connecting || self->idle_id != 0
-      || ow_mcp_client_get_status (self->client) != OW_MCP_STATUS_AUTH_REQUIRED)
+  /* Stopped on purpose (the app quits, the server was removed): a later
+   * sign-in must not start it again. */
+  if (status == OW_MCP_STATUS_STOPPED && !self->connecting)
+    set_needs_sign_in (self, FALSE);
+  if (self->connecting || self->idle_id != 0 || status != OW_MCP_STATUS_AUTH_REQUIRED)
     return;
   self->idle_id = g_idle_add (on_auth_required_idle_cb, self);
 }
