@@ -63,7 +63,7 @@ start_many (const char *entry, int n, OwMcpClient **keep)
   gint64 t0;
   double wall;
 
-  config->command = g_strdup ("node");
+  config->command = g_strdup (g_getenv ("OW_MCP_NODE") != NULL ? g_getenv ("OW_MCP_NODE") : "node");
   g_strfreev (config->args);
   config->args = g_new0 (char *, 3);
   config->args[0] = g_strdup (entry);
@@ -124,7 +124,7 @@ bare_many (const char *entry, int n)
   for (int i = 0; i < n; i++)
     {
       procs[i] = g_subprocess_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE
-                                   | G_SUBPROCESS_FLAGS_STDERR_SILENCE, NULL, "node", entry, "stdio", NULL);
+                                   | G_SUBPROCESS_FLAGS_STDERR_SILENCE, NULL, g_getenv ("OW_MCP_NODE") != NULL ? g_getenv ("OW_MCP_NODE") : "node", entry, "stdio", NULL);
       if (procs[i] == NULL)
         exit (1);
       g_output_stream_write_all (g_subprocess_get_stdin_pipe (procs[i]), init, sizeof init - 1, NULL, NULL, NULL);

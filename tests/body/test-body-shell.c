@@ -336,8 +336,12 @@ static char *
 wait_task (BodyFixture *fx, const char *id, OwTbJson **last)
 {
   GString *all = g_string_new (NULL);
+  g_autofree char *what = g_strdup_printf ("task %s to finish", id);
+  OwTestWait wait;
 
-  for (int i = 0; i < 3000; i++)
+  /* The body is polled: each step is the wait's short tick. */
+  ow_test_wait_begin (&wait, NULL, what, G_STRLOC);
+  for (;;)
     {
       OwTbStatus status;
       OwTbJson *r = body_callf (&fx->env, "shell_task_output", &status, "{\"task_id\": %s}", body_q (id));
@@ -346,14 +350,13 @@ wait_task (BodyFixture *fx, const char *id, OwTbJson **last)
       g_string_append (all, body_str (r, "output"));
       if (strcmp (body_str (r, "status"), "running") != 0)
         {
+          ow_test_wait_end (&wait);
           *last = r;
           return g_string_free (all, FALSE);
         }
       ow_tb_json_free (r);
-      g_usleep (10000);
+      ow_test_wait_step (&wait);
     }
-  g_error ("task %s did not finish", id);
-  return NULL;
 }
 
 static void

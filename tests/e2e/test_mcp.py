@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from owtest import OPENWORKER_PATH, TEST_KEYS, RunTestCase  # noqa: E402
 
 EVERYTHING = os.environ.get("OW_MCP_EVERYTHING", "")
+NODE = os.environ.get("OW_MCP_NODE", "node")   # Node 20 from npm (tests/mcp/meson.build)
 
 
 def call(cid, name, arguments):
@@ -43,7 +44,7 @@ class McpRun(RunTestCase):
         return path
 
     def everything(self):
-        return {"mcpServers": {"everything": {"command": "node", "args": [EVERYTHING, "stdio"]}}}
+        return {"mcpServers": {"everything": {"command": NODE, "args": [EVERYTHING, "stdio"]}}}
 
     def run_with(self, turns, args, mode="bypass-approvals"):
         server = self.server({"turns": turns + [{"text": "done"}]})
@@ -154,11 +155,11 @@ class McpCli(RunTestCase):
         r = self.ow("list")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("No MCP servers", r.stdout)
-        r = self.ow("add", "everything", "--env", "GREETING=hi", "--", "node", EVERYTHING, "stdio")
+        r = self.ow("add", "everything", "--env", "GREETING=hi", "--", NODE, EVERYTHING, "stdio")
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(os.path.join(self.home, "config", "mcp.json")) as f:
             saved = json.load(f)["mcpServers"]["everything"]
-        self.assertEqual(saved, {"command": "node", "args": [EVERYTHING, "stdio"], "env": {"GREETING": "hi"}})
+        self.assertEqual(saved, {"command": NODE, "args": [EVERYTHING, "stdio"], "env": {"GREETING": "hi"}})
         r = self.ow("list", "--json")
         self.assertEqual([s["name"] for s in json.loads(r.stdout)], ["everything"])
         r = self.ow("tools", "everything", "--json")

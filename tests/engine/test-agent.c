@@ -25,7 +25,7 @@ typedef struct {
   OwSession     *session;
   OwAgent       *agent;
   OwToolRegistry *tools;    /* the agent's registry */
-  GMainLoop     *loop;
+  gboolean       done;      /* the last run finished */
   OwTurnResult  *result;
   GCancellable  *cancellable;
   GPtrArray     *events;    /* OwEvent* */
@@ -51,7 +51,6 @@ fixture_setup (Fixture *f, gconstpointer data)
   options.isolated = TRUE;
   f->ctx = ow_context_new (&options, &error);
   g_assert_no_error (error);
-  f->loop = g_main_loop_new (NULL, FALSE);
   f->cancellable = g_cancellable_new ();
   f->events = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_event_free);
   f->calls = g_ptr_array_new_with_free_func (g_free);
@@ -68,7 +67,6 @@ fixture_teardown (Fixture *f, gconstpointer data)
   g_clear_object (&f->server);
   g_clear_object (&f->ctx);
   g_clear_pointer (&f->result, ow_turn_result_free);
-  g_clear_pointer (&f->loop, g_main_loop_unref);
   g_clear_object (&f->cancellable);
   g_ptr_array_unref (f->events);
   g_ptr_array_unref (f->calls);
@@ -159,14 +157,15 @@ on_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 
   f->result = ow_agent_run_finish (OW_AGENT (source), result, &error);
   g_assert_no_error (error);
-  g_main_loop_quit (f->loop);
+  f->done = TRUE;
 }
 
 static void
 run (Fixture *f, const char *input)
 {
+  f->done = FALSE;
   ow_agent_run_async (f->agent, input, f->cancellable, on_done_cb, f);
-  g_main_loop_run (f->loop);
+  ow_test_wait_flag (&f->done);
   g_assert_nonnull (f->result);
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/ow-file-changes.h"
 #include "ow-files.h"
+#include "ow-test-utils.h"
 
 static void
 write_file (const char *dir, const char *name, const char *text)
@@ -131,19 +132,12 @@ static void
 spin_ticking (Walked *w)
 {
   Ticker ticker = { 0, &w->done };
-  gint64 deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
 
   g_idle_add (tick_cb, &ticker);
-  while (!w->done)
-    {
-      if (g_get_monotonic_time () > deadline)
-        g_error ("the walk did not come back within 30 s");
-      g_main_context_iteration (NULL, TRUE);
-    }
+  ow_test_wait_flag (&w->done);
   w->ticks_before = ticker.ticks;
   /* Let the ticker see the stop, so it is gone before @ticker is. */
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+  ow_test_drain ();
 }
 
 static void

@@ -26,6 +26,7 @@
 #include "ow-files.h"
 #include "ow-json.h"
 #include "ow-model-server.h"
+#include "ow-test-utils.h"
 
 #define KEY_A "sk-gated-key-a-0123456789"
 #define KEY_B "sk-gated-key-b-9876543210"
@@ -249,20 +250,6 @@ bump_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* Iterates the main loop until *@flag is at least @value (read atomically). */
-static void
-spin_until_at_least (gint *flag, gint value)
-{
-  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-
-  while (g_atomic_int_get (flag) < value)
-    {
-      if (g_get_monotonic_time () > deadline)
-        g_error ("waited 20 s for a condition");
-      g_main_context_iteration (NULL, TRUE);
-    }
-}
-
 static gint
 index_of (Fixture *f, const char *type, guint from)
 {
@@ -275,14 +262,13 @@ index_of (Fixture *f, const char *type, guint from)
 static guint
 wait_for (Fixture *f, const char *type, guint from)
 {
-  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  g_autofree char *what = g_strdup_printf ("a %s event from #%u", type, from);
+  OwTestWait wait;
 
+  ow_test_wait_begin (&wait, NULL, what, G_STRLOC);
   while (index_of (f, type, from) < 0)
-    {
-      if (g_get_monotonic_time () > deadline)
-        g_error ("no %s event within 20 s", type);
-      g_main_context_iteration (NULL, TRUE);
-    }
+    ow_test_wait_step (&wait);
+  ow_test_wait_end (&wait);
   return (guint) index_of (f, type, from);
 }
 
@@ -357,16 +343,15 @@ test_turn_waits_off_loop (Fixture *f, gconstpointer data)
   g_assert_true (ow_session_host_send (f->host, ow_session_get_id (session), "hello", NULL, &error));
   g_assert_no_error (error);
   g_assert_true (ow_session_host_is_running (f->host, ow_session_get_id (session)));
-  spin_until_at_least (&f->store->waiting, 1);
+  OW_TEST_WAIT_UNTIL (g_atomic_int_get (&f->store->waiting) >= 1);
 
   /* The lookup is stuck at the gate; the main loop is not. */
   g_idle_add (bump_cb, &idles);
-  while (idles == 0)
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (idles > 0);
   probe = g_strdup_printf ("%s/_script/requests", f->url);
   msg = soup_message_new ("GET", probe);
   soup_session_send_and_read_async (http, msg, G_PRIORITY_DEFAULT, NULL, on_fetched_cb, &fetch);
-  spin_until_at_least (&fetch.done, 1);
+  OW_TEST_WAIT_UNTIL (g_atomic_int_get (&fetch.done) >= 1);
   g_assert_cmpuint (fetch.status, ==, 200);
   g_clear_pointer (&fetch.body, g_bytes_unref);
 
@@ -403,7 +388,7 @@ test_interrupt_while_waiting (Fixture *f, gconstpointer data)
 
   gate_close (f->store);
   g_assert_true (ow_session_host_send (f->host, ow_session_get_id (session), "hello", NULL, NULL));
-  spin_until_at_least (&f->store->waiting, 1);
+  OW_TEST_WAIT_UNTIL (g_atomic_int_get (&f->store->waiting) >= 1);
   ow_session_host_interrupt (f->host, ow_session_get_id (session));
   done = wait_for (f, "turn_done", 0);
   /* Over while the store still holds its lookup. */
@@ -505,7 +490,7 @@ make (Fixture *f, GError **error)
   Made made = { 0 };
 
   ow_context_create_provider_async (f->ctx, "openai:gpt-4o", NULL, on_made_cb, &made);
-  spin_until_at_least (&made.done, 1);
+  OW_TEST_WAIT_UNTIL (g_atomic_int_get (&made.done) >= 1);
   if (made.error != NULL)
     g_propagate_error (error, made.error);
   return made.provider;

@@ -7,6 +7,7 @@
 
 #include "headless/ow-headless-attendant.h"
 #include "ow-terminal.h"
+#include "ow-test-utils.h"
 
 static void
 check_escape (const char *text, const char *indent, const char *expected, gboolean expected_escaped)
@@ -44,7 +45,7 @@ test_escape (void)
 }
 
 typedef struct {
-  GMainLoop       *loop;
+  gboolean         done;
   OwApprovalReply *reply;
 } Wait;
 
@@ -56,7 +57,7 @@ on_reply_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 
   w->reply = ow_attendant_request_approval_finish (OW_ATTENDANT (source), result, &error);
   g_assert_no_error (error);
-  g_main_loop_quit (w->loop);
+  w->done = TRUE;
 }
 
 /* Asks for approval of run_shell @command at a "terminal" (one end of a
@@ -82,17 +83,15 @@ prompt_for (const char *command, const char *reason, const char *answer, OwAppro
   req.arguments = args;
   req.reason = reason;
   req.risk = "exec";
-  w.loop = g_main_loop_new (NULL, FALSE);
   ow_attendant_request_approval_async (attendant, &req, NULL, on_reply_cb, &w);
   /* The prompt is written before the call returns; it ends with "[n] no: ". */
   while (!g_str_has_suffix (shown->str, "[n] no: ") && (n = read (sv[1], buf, sizeof buf)) > 0)
     g_string_append_len (shown, buf, n);
   g_assert_cmpint (write (sv[1], answer, strlen (answer)), ==, (gssize) strlen (answer));
-  g_main_loop_run (w.loop);
+  ow_test_wait_flag (&w.done);
   g_assert_nonnull (w.reply);
   g_assert_cmpint (w.reply->answer, ==, expected);
   ow_approval_reply_free (w.reply);
-  g_main_loop_unref (w.loop);
   g_clear_object (&attendant);
   close (sv[0]);
   close (sv[1]);

@@ -31,6 +31,7 @@
 #include "net/ow-oauth.h"
 #include "ow-error.h"
 #include "ow-json.h"
+#include "ow-test-utils.h"
 #include "store/ow-secret-store.h"
 
 /* Where the authorization server sends the browser back; nothing listens
@@ -53,8 +54,7 @@ static GAsyncResult *
 wait_async (void)
 {
   g_clear_object (&async_result);
-  while (async_result == NULL)
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (async_result != NULL);
   return async_result;
 }
 
@@ -199,10 +199,9 @@ main (int argc, char **argv)
             break;
           /* A 403 insufficient_scope: step up, wait for the reconnection. */
           fprintf (stderr, "call: %s\n", error->message);
-          while (!ow_mcp_auth_get_needs_sign_in (auth)
-                 && (ow_mcp_client_get_status (client) == OW_MCP_STATUS_AUTH_REQUIRED
-                     || ow_mcp_client_get_status (client) == OW_MCP_STATUS_STARTING))
-            g_main_context_iteration (NULL, TRUE);
+          OW_TEST_WAIT_UNTIL (ow_mcp_auth_get_needs_sign_in (auth)
+                              || (ow_mcp_client_get_status (client) != OW_MCP_STATUS_AUTH_REQUIRED
+                                  && ow_mcp_client_get_status (client) != OW_MCP_STATUS_STARTING));
           if (!sign_in (auth, oauth, http))
             break;
           g_clear_error (&error);
@@ -215,7 +214,6 @@ main (int argc, char **argv)
     }
   ow_mcp_client_stop (client);
   /* Let the session's DELETE go out before leaving. */
-  for (int i = 0; i < 50 && g_main_context_pending (NULL); i++)
-    g_main_context_iteration (NULL, FALSE);
+  ow_test_drain ();
   return ok ? 0 : 1;
 }

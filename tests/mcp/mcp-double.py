@@ -10,8 +10,14 @@ DOUBLE_DIE_ON_INIT (exit at once with a message on stderr), DOUBLE_PAGE
 2026-07-28 generation: server/discover, _meta on every request, no
 initialize), DOUBLE_SILENT_DISCOVER (a 2025 server that never answers
 server/discover), DOUBLE_IGNORE_EOF (stay alive when stdin closes, as a
-careless server does, so only a signal ends it).
+careless server does, so only a signal ends it), DOUBLE_PROVIDER (five more
+tools for the tool provider's tests: peek, annotated read-only; rich, every
+kind of content block with structured content; refuse, a JSON-RPC error;
+grow and shrink, which add the tool "grown" or remove "echo" and say
+list_changed before they answer; dup.name and dup_name, one name once
+sanitized, which answer with their own).
 """
+import base64
 import json
 import os
 import sys
@@ -70,6 +76,19 @@ TOOLS = [
     {"name": "fails", "inputSchema": {"type": "object"}},
     {"name": "odd name/with.dots", "inputSchema": {"type": "object"}},
 ]
+if os.environ.get("DOUBLE_PROVIDER"):
+    TOOLS += [
+        {"name": "peek", "title": "Peek at things", "inputSchema": {"type": "object"},
+         "annotations": {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False}},
+        {"name": "rich", "inputSchema": {"type": "object"}, "outputSchema": WEATHER},
+        {"name": "refuse", "inputSchema": {"type": "object"}},
+        {"name": "grow", "inputSchema": {"type": "object"}},
+        {"name": "shrink", "inputSchema": {"type": "object"}},
+        {"name": "dup.name", "inputSchema": {"type": "object"}},
+        {"name": "dup_name", "inputSchema": {"type": "object"}},
+    ]
+# The bytes of rich's image block, sent in base64 (not valid UTF-8 on purpose).
+PIXELS = b"\x89PNG\r\n\x1a\n\x00\xff\xfe owtest"
 if MODERN:
     TOOLS = TOOLS[:1] + [{"name": "needs_input", "inputSchema": {"type": "object"}},
                          {"name": "meta", "inputSchema": {"type": "object"}}]
@@ -142,6 +161,32 @@ def call_tool(rid, params):
                                      "params": {"message": "Which account?", "requestedSchema": {"type": "object"}}}}}})
     elif name == "meta":
         text_result(rid, json.dumps(state["last_meta"]))
+    elif name == "peek":
+        text_result(rid, "peeked")
+    elif name == "rich":
+        data = {"temperature": 3.5, "conditions": "snow"}
+        send({"jsonrpc": "2.0", "id": rid, "result": {
+            "content": [
+                {"type": "text", "text": "a picture and a report"},
+                {"type": "image", "data": base64.b64encode(PIXELS).decode("ascii"), "mimeType": "image/png"},
+                {"type": "resource_link", "uri": "file:///srv/report.txt", "name": "report.txt",
+                 "mimeType": "text/plain"},
+            ],
+            "structuredContent": data, "isError": False}})
+    elif name == "refuse":
+        send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32603, "message": "the double refuses on purpose"}})
+    elif name == "grow":
+        TOOLS.append({"name": "grown", "inputSchema": {"type": "object"}})
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        text_result(rid, "grew")
+    elif name == "shrink":
+        TOOLS[:] = [t for t in TOOLS if t["name"] != "echo"]
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        text_result(rid, "shrank")
+    elif name in ("dup.name", "dup_name"):
+        text_result(rid, "I am " + name)
+    elif name == "odd name/with.dots":
+        text_result(rid, "called by its own name")
     elif name == "fails":
         text_result(rid, "the tool failed on purpose", is_error=True)
     else:

@@ -5,7 +5,8 @@
  * node); /ow/mcp/double/… runs mcp-double.py, a hostile server that sends
  * garbage, huge results, hangs, storms of list_changed and crashes on
  * request. Nothing here waits for a duration: every wait spins the main
- * loop until a condition holds, and meson's timeout catches a hang.
+ * loop until a condition holds (ow-test-utils.h), which turns a hang into
+ * a failure naming what it waited for.
  */
 #include <errno.h>
 #include <signal.h>
@@ -18,27 +19,12 @@
 #include "ow-error.h"
 #include "net/ow-http-client.h"
 #include "ow-json.h"
+#include "ow-test-utils.h"
 
 #include <glib/gstdio.h>
 #include <libsoup/soup.h>
 
 /* ---- Waiting ---------------------------------------------------------- */
-
-typedef gboolean (*Condition) (gpointer data);
-
-static void
-wait_until (Condition cond,
-            gpointer  data)
-{
-  while (!cond (data))
-    g_main_context_iteration (NULL, TRUE);
-}
-
-static gboolean
-result_arrived (gpointer data)
-{
-  return *(GAsyncResult **) data != NULL;
-}
 
 static void
 on_result_cb (GObject      *source,
@@ -68,7 +54,7 @@ wait_status (OwMcpClient *client,
 {
   StatusWait w = { client, status };
 
-  wait_until (status_is, &w);
+  ow_test_wait_until (status_is, &w, "the client's status");
 }
 
 /* ---- Servers ---------------------------------------------------------- */
@@ -82,7 +68,7 @@ everything_config (void)
   g_assert_nonnull (entry);
   if (!g_file_test (entry, G_FILE_TEST_EXISTS))
     g_error ("%s is missing: run `npm ci --prefix tests/mcp` (./dev does)", entry);
-  c->command = g_strdup ("node");
+  c->command = g_strdup (g_getenv ("OW_MCP_NODE") != NULL ? g_getenv ("OW_MCP_NODE") : "node");
   g_strfreev (c->args);
   c->args = g_new0 (char *, 3);
   c->args[0] = g_strdup (entry);
@@ -118,7 +104,7 @@ start_client (const OwMcpServerConfig *config)
 
   ow_mcp_client_start_async (client, NULL, on_result_cb, &result);
   g_assert_cmpint (ow_mcp_client_get_status (client), ==, OW_MCP_STATUS_STARTING);
-  wait_until (result_arrived, &result);
+  OW_TEST_WAIT_UNTIL (result != NULL);
   ow_mcp_client_start_finish (client, result, &error);
   g_assert_no_error (error);
   g_assert_cmpint (ow_mcp_client_get_status (client), ==, OW_MCP_STATUS_READY);
@@ -133,9 +119,8 @@ stop_client (OwMcpClient *client)
   ow_mcp_client_stop (client);
   g_assert_cmpint (ow_mcp_client_get_status (client), ==, OW_MCP_STATUS_STOPPED);
   g_assert_cmpint (ow_mcp_client_get_pid (client), ==, 0);
-  /* The whole group goes: spin until the kernel has no such group. */
-  while (pid > 0 && kill (-pid, 0) == 0)
-    g_main_context_iteration (NULL, FALSE);
+  /* The whole group goes: wait until the kernel has no such group. */
+  OW_TEST_WAIT_UNTIL (pid <= 0 || kill (-pid, 0) != 0);
   g_assert_finalize_object (client);
 }
 
@@ -179,7 +164,7 @@ call_full (OwMcpClient  *client,
 
   ow_mcp_client_call_tool_async (client, name, args, progress != NULL ? on_progress : NULL, progress, NULL,
                                  cancellable, on_result_cb, &result);
-  wait_until (result_arrived, &result);
+  OW_TEST_WAIT_UNTIL (result != NULL);
   return ow_mcp_client_call_tool_finish (client, result, error);
 }
 
@@ -371,7 +356,7 @@ test_everything_roots (void)
    * tool with list_changed: the client re-lists. */
   args[0] = client;
   args[1] = (gpointer) "get-roots-list";
-  wait_until (has_tool, args);
+  ow_test_wait_until (has_tool, args, "the tool get-roots-list");
   roots = call_ok (client, "get-roots-list", NULL);
   g_assert_nonnull (strstr (first_text (roots), uri));
   stop_client (client);
@@ -487,7 +472,7 @@ test_double_unknown_version (void)
   g_autoptr(GError) error = NULL;
 
   ow_mcp_client_start_async (client, NULL, on_result_cb, &result);
-  wait_until (result_arrived, &result);
+  OW_TEST_WAIT_UNTIL (result != NULL);
   g_assert_false (ow_mcp_client_start_finish (client, result, &error));
   g_assert_error (error, OW_MCP_ERROR, OW_MCP_ERROR_VERSION);
   g_assert_nonnull (strstr (error->message, "1999-01-01"));
@@ -509,7 +494,7 @@ test_double_dies_on_start (void)
   g_autoptr(GError) error = NULL;
 
   ow_mcp_client_start_async (client, NULL, on_result_cb, &result);
-  wait_until (result_arrived, &result);
+  OW_TEST_WAIT_UNTIL (result != NULL);
   g_assert_false (ow_mcp_client_start_finish (client, result, &error));
   g_assert_error (error, OW_MCP_ERROR, OW_MCP_ERROR_EXITED);
   g_assert_nonnull (strstr (error->message, "exited with status 2"));
@@ -525,7 +510,7 @@ test_double_dies_on_start (void)
   missing->command = g_strdup ("ow-no-such-mcp-server");
   nowhere = ow_mcp_client_new (missing);
   ow_mcp_client_start_async (nowhere, NULL, on_result_cb, &result);
-  wait_until (result_arrived, &result);
+  OW_TEST_WAIT_UNTIL (result != NULL);
   g_assert_false (ow_mcp_client_start_finish (nowhere, result, &error));
   g_assert_error (error, OW_MCP_ERROR, OW_MCP_ERROR_SPAWN);
   g_assert_nonnull (strstr (error->message, "ow-no-such-mcp-server"));
@@ -688,8 +673,7 @@ test_double_list_changed_storm (void)
   /* All 500 notifications reach the client before the reply to its first
    * re-listing page (the double answers in order), so the storm costs one
    * listing in flight plus one queued, and one tools-changed at the end. */
-  while (changed == 0)
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (changed > 0);
   g_assert_cmpuint (changed, ==, 1);
   g_assert_cmpuint (ow_mcp_client_get_n_listings (client), ==, 8 + 2 * 8);
   g_assert_cmpuint (ow_mcp_client_get_tools (client)->len, ==, 15);
@@ -785,18 +769,21 @@ spawn_everything_http (guint port)
                                                                        | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
   g_autofree char *port_text = g_strdup_printf ("%u", port);
   g_autoptr(GError) error = NULL;
+  OwTestWait wait;
   GSubprocess *proc;
 
   g_subprocess_launcher_setenv (launcher, "PORT", port_text, TRUE);
-  proc = g_subprocess_launcher_spawn (launcher, &error, "node", g_getenv ("OW_MCP_EVERYTHING"),
+  proc = g_subprocess_launcher_spawn (launcher, &error, g_getenv ("OW_MCP_NODE") != NULL ? g_getenv ("OW_MCP_NODE") : "node", g_getenv ("OW_MCP_EVERYTHING"),
                                       "streamableHttp", NULL);
   g_assert_no_error (error);
   /* Ready when it accepts connections. */
+  ow_test_wait_begin (&wait, NULL, "server-everything to accept connections", G_STRLOC);
   while (!port_accepts (GUINT_TO_POINTER (port)))
     {
       g_assert_null (g_subprocess_get_identifier (proc) == NULL ? "server-everything exited" : NULL);
-      g_main_context_iteration (NULL, FALSE);
+      ow_test_wait_step (&wait);
     }
+  ow_test_wait_end (&wait);
   return proc;
 }
 
@@ -829,7 +816,7 @@ post_ping (const char *url,
   ow_http_request_add_header (req, "MCP-Protocol-Version", "2025-11-25");
   ow_http_request_set_body (req, body, "application/json");
   ow_http_client_send_async (http, req, NULL, NULL, NULL, NULL, on_result_cb, &result);
-  wait_until (result_arrived, &result);
+  OW_TEST_WAIT_UNTIL (result != NULL);
   resp = ow_http_client_send_finish (http, result, NULL);
   g_assert_nonnull (resp);
   return ow_http_response_get_status (resp);
@@ -878,8 +865,7 @@ test_http_everything (void)
    * DELETE: this server then answers 400 for its id. */
   g_assert_cmpuint (post_ping (url, session), ==, 200);
   ow_mcp_client_stop (client);
-  while (post_ping (url, session) == 200)
-    g_main_context_iteration (NULL, FALSE);
+  OW_TEST_WAIT_UNTIL (post_ping (url, session) != 200);
   g_assert_cmpuint (post_ping (url, session), ==, 400);
   g_assert_finalize_object (client);
   g_subprocess_force_exit (server);
@@ -1057,8 +1043,7 @@ test_http_headers_and_auth (void)
   g_assert_nonnull (strstr (error->message, "nothing here"));
   g_clear_error (&error);
   ow_mcp_client_stop (client);
-  while (!s.deleted)
-    g_main_context_iteration (NULL, TRUE);
+  ow_test_wait_flag (&s.deleted);
   g_assert_finalize_object (client);
 
   /* What went over the wire: the session and the agreed version on every
@@ -1078,7 +1063,7 @@ test_http_headers_and_auth (void)
   locked_config = http_config (locked);
   client = ow_mcp_client_new (locked_config);
   ow_mcp_client_start_async (client, NULL, on_result_cb, &result);
-  wait_until (result_arrived, &result);
+  OW_TEST_WAIT_UNTIL (result != NULL);
   g_assert_false (ow_mcp_client_start_finish (client, result, &error));
   g_assert_error (error, OW_MCP_ERROR, OW_MCP_ERROR_AUTH_REQUIRED);
   g_assert_cmpint (ow_mcp_client_get_status (client), ==, OW_MCP_STATUS_AUTH_REQUIRED);
@@ -1091,22 +1076,21 @@ test_http_headers_and_auth (void)
   g_clear_error (&error);
   ow_mcp_client_set_access_token (client, "wrong-token");
   ow_mcp_client_start_async (client, NULL, on_result_cb, &result);
-  wait_until (result_arrived, &result);
+  OW_TEST_WAIT_UNTIL (result != NULL);
   g_assert_false (ow_mcp_client_start_finish (client, result, &error));
   g_assert_error (error, OW_MCP_ERROR, OW_MCP_ERROR_AUTH_REQUIRED);
   g_clear_error (&error);
   g_clear_object (&result);
   ow_mcp_client_set_access_token (client, "good-token");
   ow_mcp_client_start_async (client, NULL, on_result_cb, &result);
-  wait_until (result_arrived, &result);
+  OW_TEST_WAIT_UNTIL (result != NULL);
   g_assert_true (ow_mcp_client_start_finish (client, result, &error));
   g_assert_no_error (error);
   g_assert_cmpint (ow_mcp_client_get_status (client), ==, OW_MCP_STATUS_READY);
   g_clear_object (&result);
   s.deleted = FALSE;
   ow_mcp_client_stop (client);
-  while (!s.deleted)
-    g_main_context_iteration (NULL, TRUE);
+  ow_test_wait_flag (&s.deleted);
   g_assert_finalize_object (client);
 
   /* A session that expires (404) fails the call in flight and starts a
@@ -1131,8 +1115,7 @@ test_http_headers_and_auth (void)
     g_assert_cmpstr (first_text (fresh), ==, "fresh session");
     s.deleted = FALSE;
     ow_mcp_client_stop (client);
-    while (!s.deleted)
-      g_main_context_iteration (NULL, TRUE);
+    ow_test_wait_flag (&s.deleted);
     g_assert_cmpstr (s.seen->pdata[s.seen->len - 1], ==, "DELETE - sess-2 2025-06-18 yes");
     g_assert_finalize_object (client);
   }
@@ -1211,6 +1194,13 @@ test_modern_legacy_first (void)
   stop_client (client);
 }
 
+/* What kill (@pid, 0) says: 0 while @pid exists, else its errno. */
+static int
+probe_errno (int pid)
+{
+  return kill (pid, 0) == 0 ? 0 : errno;
+}
+
 /* The server goes with us even when we die without stop(): the child
  * started it with PR_SET_PDEATHSIG. */
 static void
@@ -1233,6 +1223,7 @@ test_double_dies_with_us (void)
       g_autofree char *path = g_strdup_printf ("%s/ow-mcp-pid-%d", g_get_tmp_dir (), (int) getpid ());
       g_autofree char *text = NULL;
       int pid;
+      int err;
 
       g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
       g_test_trap_assert_passed ();
@@ -1242,9 +1233,8 @@ test_double_dies_with_us (void)
       g_assert_cmpint (pid, >, 0);
       /* Orphaned, it is reaped by init (or the nearest subreaper) once the
        * signal ends it. */
-      while (kill (pid, 0) == 0)
-        g_main_context_iteration (NULL, FALSE);
-      g_assert_cmpint (errno, ==, ESRCH);
+      OW_TEST_WAIT_UNTIL ((err = probe_errno (pid)) != 0);
+      g_assert_cmpint (err, ==, ESRCH);
     }
 }
 
@@ -1256,12 +1246,6 @@ on_path_cb (GObject      *source,
   *(char **) user_data = ow_mcp_login_path_finish (result, NULL);
 }
 
-static gboolean
-string_arrived (gpointer data)
-{
-  return *(char **) data != NULL;
-}
-
 static void
 test_login_path (void)
 {
@@ -1271,15 +1255,15 @@ test_login_path (void)
 
   ow_mcp_login_path_set_for_testing (NULL);
   ow_mcp_login_path_async (NULL, on_path_cb, &path);
-  wait_until (string_arrived, &path);
+  OW_TEST_WAIT_UNTIL (path != NULL);
   /* A login shell's PATH holds the system folders; our own entries follow. */
   g_assert_nonnull (strstr (path, "/usr/bin"));
   ow_mcp_login_path_async (NULL, on_path_cb, &again);
-  wait_until (string_arrived, &again);
+  OW_TEST_WAIT_UNTIL (again != NULL);
   g_assert_cmpstr (again, ==, path);
   ow_mcp_login_path_set_for_testing ("/fixed/bin");
   ow_mcp_login_path_async (NULL, on_path_cb, &fixed);
-  wait_until (string_arrived, &fixed);
+  OW_TEST_WAIT_UNTIL (fixed != NULL);
   g_assert_cmpstr (fixed, ==, "/fixed/bin");
   ow_mcp_login_path_set_for_testing (NULL);
 }

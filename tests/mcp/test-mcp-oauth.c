@@ -19,6 +19,7 @@
 #include "net/ow-oauth.h"
 #include "ow-error.h"
 #include "ow-json.h"
+#include "ow-test-utils.h"
 #include "store/ow-secret-store.h"
 
 #define MARKER "owtest-secret-Zq8"
@@ -63,30 +64,15 @@ on_result_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 static GAsyncResult *
 wait_for (GAsyncResult **slot)
 {
-  while (*slot == NULL)
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (*slot != NULL);
   return *slot;
 }
 
-static gboolean
-on_timeout_cb (gpointer user_data)
-{
-  *(gboolean *) user_data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Spins until @client has @status (at most 20 s). */
+/* Iterates until @client has @status. */
 static void
 wait_status (OwMcpClient *client, OwMcpStatus status)
 {
-  gboolean late = FALSE;
-  guint id = g_timeout_add (20000, on_timeout_cb, &late);
-
-  while (ow_mcp_client_get_status (client) != status && !late)
-    g_main_context_iteration (NULL, TRUE);
-  if (!late)
-    g_source_remove (id);
-  g_assert_cmpint (ow_mcp_client_get_status (client), ==, status);
+  OW_TEST_WAIT_UNTIL (ow_mcp_client_get_status (client) == status);
 }
 
 /* ---- The double --------------------------------------------------------- */
@@ -346,8 +332,7 @@ test_revoked (void)
   refused = call_whoami (client);
   g_assert_null (refused);
   wait_status (client, OW_MCP_STATUS_AUTH_REQUIRED);
-  while (!ow_mcp_auth_get_needs_sign_in (auth))
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (ow_mcp_auth_get_needs_sign_in (auth));
   g_assert_cmpint (double_count ("refresh:dcr"), ==, refreshes + 2);
   seen (ow_mcp_client_get_last_error (client));
   post ("/_control/dcr", "{\"revoke\": false}");
@@ -429,10 +414,9 @@ test_step_up (void)
   auth = ow_mcp_auth_get (client);
   sign_in (client, oauth);
   /* The reconnection meets a 403: a person has to grant more. */
-  while (!(ow_mcp_client_get_status (client) == OW_MCP_STATUS_AUTH_REQUIRED
-           && ow_mcp_client_get_auth_challenge (client) != NULL
-           && strstr (ow_mcp_client_get_auth_challenge (client), "insufficient_scope") != NULL))
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (ow_mcp_client_get_status (client) == OW_MCP_STATUS_AUTH_REQUIRED
+                      && ow_mcp_client_get_auth_challenge (client) != NULL
+                      && strstr (ow_mcp_client_get_auth_challenge (client), "insufficient_scope") != NULL);
   g_assert_true (ow_mcp_auth_get_needs_sign_in (auth));
   sign_in (client, oauth);
   wait_status (client, OW_MCP_STATUS_READY);

@@ -20,6 +20,7 @@
 #include "ow-error.h"
 #include "ow-json.h"
 #include "ow-secret-libsecret.h"
+#include "ow-test-utils.h"
 #include "server/ow-server.h"
 #include "store/ow-paths.h"
 
@@ -48,8 +49,7 @@ on_result_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 static GAsyncResult *
 wait_for (GAsyncResult **slot)
 {
-  while (*slot == NULL)
-    g_main_context_iteration (NULL, TRUE);
+  OW_TEST_WAIT_UNTIL (*slot != NULL);
   return *slot;
 }
 

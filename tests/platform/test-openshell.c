@@ -138,7 +138,7 @@ backend_new (const char *openshell)
 }
 
 typedef struct {
-  GMainLoop    *loop;    /* stopped when the answer is in */
+  gboolean      done;    /* the answer is in */
   OwExecutor   *ex;      /* start's result */
   OwToolResult *result;  /* a tool call's result */
   GError       *error;   /* either's error */
@@ -150,7 +150,7 @@ on_started_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   Wait *w = user_data;
 
   w->ex = ow_sandbox_backend_start_finish (OW_SANDBOX_BACKEND (source), result, &w->error);
-  g_main_loop_quit (w->loop);
+  w->done = TRUE;
 }
 
 static void
@@ -159,7 +159,7 @@ on_called_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   Wait *w = user_data;
 
   w->result = ow_executor_execute_finish (OW_EXECUTOR (source), result, &w->error);
-  g_main_loop_quit (w->loop);
+  w->done = TRUE;
 }
 
 static OwExecutor *
@@ -178,10 +178,8 @@ start (OwSandboxBackend *backend, World *w, gboolean open, GError **error)
   spec.network_open = open;
   spec.hidden = hidden;
   spec.scratch_dir = w->scratch;
-  wait.loop = g_main_loop_new (NULL, FALSE);
   ow_sandbox_backend_start_async (backend, &spec, NULL, on_started_cb, &wait);
-  g_main_loop_run (wait.loop);
-  g_main_loop_unref (wait.loop);
+  ow_test_wait_flag (&wait.done);
   if (wait.error != NULL)
     g_propagate_error (error, wait.error);
   return wait.ex;
@@ -192,30 +190,11 @@ call (OwExecutor *ex, const char *tool, const char *args, GError **error)
 {
   Wait wait = { 0 };
 
-  wait.loop = g_main_loop_new (NULL, FALSE);
   ow_executor_execute_async (ex, tool, args, NULL, on_called_cb, &wait);
-  g_main_loop_run (wait.loop);
-  g_main_loop_unref (wait.loop);
+  ow_test_wait_flag (&wait.done);
   if (wait.error != NULL)
     g_propagate_error (error, wait.error);
   return wait.result;
-}
-
-static gboolean
-quit_cb (gpointer loop)
-{
-  g_main_loop_quit (loop);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-spin (guint ms)
-{
-  GMainLoop *loop = g_main_loop_new (NULL, FALSE);
-
-  g_timeout_add (ms, quit_cb, loop);
-  g_main_loop_run (loop);
-  g_main_loop_unref (loop);
 }
 
 /* --- the path that works ------------------------------------------------- */
@@ -312,9 +291,7 @@ test_start_and_call (void)
 
   /* The end of the session deletes the sandbox. */
   g_clear_object (&ex);
-  for (int i = 0; i < 50 && count_sandboxes (&w) > 0; i++)
-    spin (100);
-  g_assert_cmpuint (count_sandboxes (&w), ==, 0);
+  OW_TEST_WAIT_UNTIL (count_sandboxes (&w) == 0);
   g_ptr_array_unref (log);
   log = calls (&w, "calls.jsonl");
   {
@@ -400,9 +377,7 @@ test_recreate_on_new_folder (void)
   }
   g_assert_cmpuint (count_sandboxes (&w), ==, 1);
   g_clear_object (&ex);
-  for (int i = 0; i < 50 && count_sandboxes (&w) > 0; i++)
-    spin (100);
-  g_assert_cmpuint (count_sandboxes (&w), ==, 0);
+  OW_TEST_WAIT_UNTIL (count_sandboxes (&w) == 0);
   world_clear (&w);
 }
 
@@ -486,9 +461,7 @@ check_refusal (const char *mode, const char *openshell, gboolean open, const cha
   if (strstr (error->message, says) == NULL)
     g_error ("mode %s: “%s” does not say “%s”", mode, error->message, says);
   /* Nothing is left on the gateway. */
-  for (int i = 0; i < 20 && count_sandboxes (&w) > 0; i++)
-    spin (100);
-  g_assert_cmpuint (count_sandboxes (&w), ==, 0);
+  OW_TEST_WAIT_UNTIL (count_sandboxes (&w) == 0);
   world_clear (&w);
 }
 

@@ -485,7 +485,7 @@ class Mcp(ServerTestCase):
     def test_servers_and_their_tools(self):
         everything = os.environ.get("OW_MCP_EVERYTHING", "")
         self.assertTrue(os.path.isfile(everything), f"server-everything missing at {everything!r}")
-        self.restart_with({"everything": {"command": "node", "args": [everything, "stdio"]},
+        self.restart_with({"everything": {"command": os.environ.get("OW_MCP_NODE", "node"), "args": [everything, "stdio"]},
                            "broken": {"command": "/nonexistent/mcp"},
                            "unusable": {"url": "ftp://example.org"},
                            "off": {"command": "true", "enabled": False}})

@@ -3,8 +3,8 @@
 
     ui-session.py [--no-display] [--no-keyring] [--marker TEXT]... -- COMMAND [ARGS...]
 
-The display is $DISPLAY when one is set (xvfb-run, a desktop), else a
-private Xvfb this script starts; with neither, the test is skipped (77)
+The display is a private Xvfb this script starts, else $DISPLAY when one
+is set (xvfb-run, a desktop); with neither, the test is skipped (77)
 with a message, as TESTING.md asks of the ui suite. --no-display runs
 without one (the tray speaks D-Bus only).
 
@@ -69,9 +69,15 @@ def main(argv):
 
     xvfb, display = None, None
     if want_display:
-        display = os.environ.get("DISPLAY")
+        # A display of its own whenever Xvfb is there, even under xvfb-run:
+        # tests side by side on one display share its root window, where each
+        # session's AT-SPI bus launcher writes its bus address (AT_SPI_BUS)
+        # and every AT-SPI registry looks first. One test's registry then
+        # served another's bus, and GTK's registration on its own bus timed
+        # out after 25 s ("Unable to register the application").
+        xvfb, display = start_xvfb()
         if not display:
-            xvfb, display = start_xvfb()
+            display = os.environ.get("DISPLAY")
         if not display:
             say("no display: $DISPLAY is unset and Xvfb is not installed; skipping")
             return 77

@@ -1174,7 +1174,11 @@ test_narrow_card (Fixture *f, gconstpointer data)
     g_assert_cmpuint (buttons->len, >=, 2);
     for (guint i = 0; i < buttons->len; i++)
       assert_inside_window (f, g_ptr_array_index (buttons, i), "a card button at 640 px");
-    /* Deny first, Allow once last, as the browser orders them. */
+    /* Deny first, Allow once last, as the browser orders them (the
+     * answers; Copy, an icon in the card's head, is not one). */
+    for (guint i = buttons->len; i-- > 0;)
+      if (gtk_button_get_label (g_ptr_array_index (buttons, i)) == NULL)
+        g_ptr_array_remove_index (buttons, i);
     g_assert_cmpstr (gtk_button_get_label (g_ptr_array_index (buttons, 0)), ==, "_Deny");
     g_assert_cmpstr (gtk_button_get_label (g_ptr_array_index (buttons, buttons->len - 1)), ==, "Allow _once");
     g_assert_true (gtk_widget_compute_bounds (g_ptr_array_index (buttons, 0), GTK_WIDGET (f->window), &first));
@@ -1192,6 +1196,180 @@ test_narrow_card (Fixture *f, gconstpointer data)
   g_assert_null (strstr (text, "Ran "));
   screenshot_both (f, "28-denied-step");
   resize (f, 1180);
+}
+
+static gboolean
+cond_card_shown (Fixture *f, gconstpointer id)
+{
+  return ow_card_dock_find (ow_session_view_get_dock (view_of (f)), id) != NULL;
+}
+
+/* The text Copy put on the clipboard (it is this process's own). */
+static char *
+clipboard_text (GtkWidget *widget)
+{
+  GdkContentProvider *content = gdk_clipboard_get_content (gtk_widget_get_clipboard (widget));
+  g_auto(GValue) value = G_VALUE_INIT;
+
+  g_assert_nonnull (content);
+  g_value_init (&value, G_TYPE_STRING);
+  g_assert_true (gdk_content_provider_get_value (content, &value, NULL));
+  return g_value_dup_string (&value);
+}
+
+static gboolean
+has_tooltip_text (GtkWidget *widget, gconstpointer text)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_widget_get_tooltip_text (widget), text) == 0;
+}
+
+/* One card: its plain title and subject line, and what Copy takes. */
+static OwAskCard *
+check_card (Fixture *f, const char *id, const char *title, const char *subject, const char *copy_tip,
+            const char *copied)
+{
+  OwAskCard *card;
+  GtkWidget *button;
+  g_autofree char *text = NULL;
+
+  card = ow_card_dock_find (ow_session_view_get_dock (view_of (f)), id);
+  g_assert_true (OW_IS_APPROVAL_CARD (card));
+  g_assert_nonnull (find_widget (GTK_WIDGET (card), has_label_text, title));
+  if (subject != NULL)
+    g_assert_nonnull (find_widget (GTK_WIDGET (card), has_label_text, subject));
+  button = find_widget (GTK_WIDGET (card), has_tooltip_text, copy_tip);
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_get_mapped (button));
+  g_signal_emit_by_name (button, "clicked");
+  text = clipboard_text (button);
+  g_assert_cmpstr (text, ==, copied);
+  return card;
+}
+
+/* Cards and steps for the tools beyond commands, in plain words: a file
+ * edit shows its diff and copies the new text, a patch copies whole (a
+ * page to fetch is low risk and asks nothing; its card's words are in
+ * test-ui-format); the finished steps keep the change to look at and
+ * say what guarded them in words, never the engine's. */
+static void
+test_card_kinds (Fixture *f, gconstpointer data)
+{
+  g_autofree char *notes = g_build_filename (f->ws, "notes.md", NULL);
+  g_autofree char *content = NULL;
+  g_autofree char *text = NULL;
+  OwAskCard *card;
+  AdwFlap *sidebar;
+
+  g_assert_true (g_file_set_contents (notes, "# Notes\nold line\nend\n", -1, NULL));
+  serve (f, "{\"turns\":["
+            "{\"tool_calls\":[{\"id\":\"e1\",\"name\":\"replace_in_file\",\"arguments\":{\"path\":\"notes.md\","
+            "\"old\":\"old line\\n\",\"new\":\"new line\\n\"}}]},"
+            "{\"tool_calls\":[{\"id\":\"p1\",\"name\":\"apply_patch\",\"arguments\":{\"patch\":"
+            "\"*** Begin Patch\\n*** Add File: todo.txt\\n+buy milk\\n*** End Patch\"}}]},"
+            "{\"text\":\"Done.\"}]}");
+  send_first (f, f->ws, "ask", "Tidy the notes");
+
+  wait_cards (f, 1);
+  card = check_card (f, "e1", "Change notes.md?", NULL, "Copy the new text", "new line\n");
+  g_assert_true (gtk_widget_get_visible (find_widget (GTK_WIDGET (card), is_shown_type,
+                                                      &(GType) { GTK_TYPE_TEXT_VIEW })));
+  /* The policy's bare "requires approval" is what the card already says. */
+  g_assert_null (find_widget (GTK_WIDGET (card), has_label_text, "requires approval"));
+  screenshot_both (f, "30-card-edit-wide");
+  resize (f, 640);
+  sidebar = ADW_FLAP (gtk_widget_get_ancestor (GTK_WIDGET (ow_window_get_session_list_view (f->window)), ADW_TYPE_FLAP));
+  adw_flap_set_reveal_flap (sidebar, FALSE);
+  ow_test_spin_for (400);
+  {
+    g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+
+    collect_buttons (GTK_WIDGET (card), buttons);
+    for (guint i = 0; i < buttons->len; i++)
+      assert_inside_window (f, g_ptr_array_index (buttons, i), "an edit card's button at 640 px");
+  }
+  screenshot_both (f, "31-card-edit-narrow");
+  resize (f, 1180);
+  g_assert_true (ow_ask_card_choose (card, "once"));
+
+  wait_until (f, cond_card_shown, "p1", "the patch's card");
+  card = check_card (f, "p1", "Change files with a patch?", NULL, "Copy the patch",
+                     "*** Begin Patch\n*** Add File: todo.txt\n+buy milk\n*** End Patch");
+  resize (f, 640);
+  adw_flap_set_reveal_flap (sidebar, FALSE);
+  ow_test_spin_for (400);
+  screenshot_both (f, "33-card-patch-narrow");
+  resize (f, 1180);
+  g_assert_true (ow_ask_card_choose (card, "deny"));
+  wait_turns_done (f, 1);
+
+  g_assert_true (g_file_get_contents (notes, &content, NULL, NULL));
+  g_assert_cmpstr (content, ==, "# Notes\nnew line\nend\n");
+  wait_until (f, cond_page_has, "Done.", "the answer");
+  text = page_text_expanded (f);
+  g_assert_nonnull (strstr (text, "Edited"));
+  g_assert_nonnull (strstr (text, "Changes"));
+  g_assert_null (strstr (text, "parser only"));
+  g_assert_null (strstr (text, "sandbox:"));
+  {
+    /* The edit's change, folded once done; opened, the diff it made. */
+    g_autofree char *diff = page_eval (f, "(() => { const d = document.querySelector('#log details.step-change');"
+                                          " if (!d) return ''; d.open = true;"
+                                          " return d.querySelector('pre.diff').innerText; })()");
+    g_assert_nonnull (strstr (diff, "old line"));
+    g_assert_nonnull (strstr (diff, "new line"));
+  }
+  screenshot_both (f, "34-file-steps-wide");
+}
+
+/* The folder card, wide and narrow, light and dark: the folder on its
+ * own line, the answers whole; then a question's card. (A site card needs a sandbox, whose
+ * allow list asks for sites: the sandbox suite's.) */
+static void
+test_folder_card (Fixture *f, gconstpointer data)
+{
+  OwAskCard *card;
+  AdwFlap *sidebar;
+
+  serve (f, "{\"turns\":["
+            "{\"tool_calls\":[{\"id\":\"d1\",\"name\":\"request_directory\",\"arguments\":{"
+            "\"reason\":\"The quarterly reports are kept there.\",\"path\":\"/srv/reports\"}}]},"
+            "{\"tool_calls\":[{\"id\":\"q2\",\"name\":\"ask_user\",\"arguments\":{\"question\":"
+            "\"Which quarter should the summary cover?\",\"options\":[\"Q2\",\"Q3\"]}}]},"
+            "{\"text\":\"Fine.\"}]}");
+  send_first (f, f->ws, "ask", "Summarize the reports");
+  wait_cards (f, 1);
+  card = ow_card_dock_find (ow_session_view_get_dock (view_of (f)), "d1");
+  g_assert_nonnull (card);
+  g_assert_nonnull (find_widget (GTK_WIDGET (card), has_label_text, "/srv/reports"));
+  screenshot_both (f, "35-card-folder-wide");
+  resize (f, 640);
+  sidebar = ADW_FLAP (gtk_widget_get_ancestor (GTK_WIDGET (ow_window_get_session_list_view (f->window)), ADW_TYPE_FLAP));
+  adw_flap_set_reveal_flap (sidebar, FALSE);
+  ow_test_spin_for (400);
+  {
+    g_autoptr(GPtrArray) buttons = g_ptr_array_new ();
+
+    collect_buttons (GTK_WIDGET (card), buttons);
+    for (guint i = 0; i < buttons->len; i++)
+      assert_inside_window (f, g_ptr_array_index (buttons, i), "a folder card's button at 640 px");
+    /* No first and the grant last, as on every card. */
+    g_assert_cmpstr (gtk_button_get_label (g_ptr_array_index (buttons, 0)), ==, "_No");
+    g_assert_true (gtk_widget_has_css_class (g_ptr_array_index (buttons, buttons->len - 1), "suggested-action"));
+  }
+  screenshot_both (f, "36-card-folder-narrow");
+  g_assert_true (ow_ask_card_choose (card, "no"));
+
+  /* The question card after it, narrow and wide. */
+  wait_until (f, cond_card_shown, "q2", "the question's card");
+  card = ow_card_dock_find (ow_session_view_get_dock (view_of (f)), "q2");
+  g_assert_true (OW_IS_QUESTION_CARD (card));
+  adw_flap_set_reveal_flap (sidebar, FALSE);
+  ow_test_spin_for (400);
+  screenshot_both (f, "37-card-question-narrow");
+  resize (f, 1180);
+  screenshot_both (f, "38-card-question-wide");
+  g_assert_true (ow_ask_card_choose (card, "Q3"));
+  wait_turns_done (f, 1);
 }
 
 static gboolean
@@ -1383,5 +1561,7 @@ main (int argc, char **argv)
   g_test_add ("/ow/ui/desktop/adaptive", Fixture, NULL, setup, test_adaptive, teardown);
   g_test_add ("/ow/ui/desktop/search-and-folder", Fixture, NULL, setup, test_search_and_folder, teardown);
   g_test_add ("/ow/ui/desktop/narrow-card", Fixture, NULL, setup, test_narrow_card, teardown);
+  g_test_add ("/ow/ui/desktop/card-kinds", Fixture, NULL, setup, test_card_kinds, teardown);
+  g_test_add ("/ow/ui/desktop/folder-card", Fixture, NULL, setup, test_folder_card, teardown);
   return g_test_run ();
 }

@@ -28,6 +28,7 @@ struct _OwSettingsModelsPage
   GtkLabel       *add_model_error;
 
   /* owned references */
+  GPtrArray      *provider_rows;  /* the OwProviderRows this page put into its groups */
   OwContext      *ctx;
   OwProviderList *providers;
   OwSecretStore  *secrets;        /* may be NULL */
@@ -408,8 +409,10 @@ add_provider_rows (OwSettingsModelsPage *self)
       g_autoptr(OwProviderItem) item = g_list_model_get_item (G_LIST_MODEL (self->providers), i);
       const char *group = ow_provider_item_get_entry (item)->group;
       guint g = g_strcmp0 (group, "reseller") == 0 ? 1 : g_strcmp0 (group, "local") == 0 ? 2 : 0;
+      GtkWidget *row = ow_provider_row_new (self->providers, item);
 
-      adw_preferences_group_add (groups[g], ow_provider_row_new (self->providers, item));
+      adw_preferences_group_add (groups[g], row);
+      g_ptr_array_add (self->provider_rows, g_object_ref (row));
       counts[g]++;
     }
   for (guint g = 0; g < G_N_ELEMENTS (groups); g++)
@@ -492,6 +495,22 @@ ow_settings_models_page_dispose (GObject *object)
           g_signal_handlers_disconnect_by_data (item, self);
         }
     }
+  /* libadwaita 1.2.2, Debian 12's, leaks a reference to each group that
+   * the window's search has listed (the page's map from groups to rows
+   * keeps the group it is given; fixed in 1.2.3, "preferences-page: Don't
+   * leak groups in map model"). Such a group outlives the page with every
+   * row still in it, and a provider row holds the provider list and,
+   * through it, the context: the page takes its rows back out first. */
+  if (self->provider_rows != NULL)
+    for (guint i = 0; i < self->provider_rows->len; i++)
+      {
+        GtkWidget *row = g_ptr_array_index (self->provider_rows, i);
+        GtkWidget *group = gtk_widget_get_ancestor (row, ADW_TYPE_PREFERENCES_GROUP);
+
+        if (group != NULL)
+          adw_preferences_group_remove (ADW_PREFERENCES_GROUP (group), row);
+      }
+  g_clear_pointer (&self->provider_rows, g_ptr_array_unref);
   gtk_widget_dispose_template (GTK_WIDGET (self), OW_TYPE_SETTINGS_MODELS_PAGE);
   if (self->providers != NULL)
     g_signal_handlers_disconnect_by_data (self->providers, self);
@@ -554,6 +573,7 @@ ow_settings_models_page_init (OwSettingsModelsPage *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   self->cancellable = g_cancellable_new ();
   self->models = gtk_string_list_new (NULL);
+  self->provider_rows = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 GtkWidget *
