@@ -38,6 +38,8 @@ static const struct {
   { { "keys", "set", NULL }, "save model keys" },
   { { "machine", "sandbox", "remove" }, "turn the machine sandbox off" },
   { { "mcp", "add", NULL }, "add MCP servers" },
+  { { "mcp", "login", NULL }, "sign in to MCP servers" },
+  { { "mcp", "logout", NULL }, "sign out of MCP servers" },
   { { "mcp", "remove", NULL }, "remove MCP servers" },
   { { "mcp", "tool", NULL }, "change what an MCP tool may do" },
   { { "machine", "sandbox", "setup" }, "change the machine sandbox" },

@@ -33,6 +33,7 @@
 #include "core/ow-message.h"
 #include "core/ow-session-recipe.h"
 #include "core/ow-session-title.h"
+#include "mcp/ow-mcp-auth.h"
 #include "mcp/ow-mcp-provider.h"
 #include "ow-error.h"
 #include "ow-json.h"
@@ -1437,7 +1438,7 @@ on_mcp_started_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(GError) error = NULL;
 
-  if (!ow_mcp_client_start_finish (OW_MCP_CLIENT (source), result, &error)
+  if (!ow_mcp_start_finish (OW_MCP_CLIENT (source), result, &error)
       && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_message ("MCP server \"%s\" did not start: %s", ow_mcp_client_get_name (OW_MCP_CLIENT (source)),
                error->message);
@@ -1473,8 +1474,12 @@ start_mcp_servers (OwSessionHost *self)
       if (!c->enabled)
         continue;
       client = ow_mcp_client_new (c);
+      /* An HTTP server signs in through the machine's OwOAuth; a sign-in
+       * completed at /v1/oauth/callback connects it, live. */
+      if (ow_context_get_oauth (self->ctx) != NULL)
+        ow_mcp_auth_attach (client, ow_context_get_oauth (self->ctx));
       g_ptr_array_add (self->mcp, ow_mcp_provider_new (client));
-      ow_mcp_client_start_async (client, NULL, on_mcp_started_cb, NULL);
+      ow_mcp_start_async (client, NULL, on_mcp_started_cb, NULL);
     }
   for (guint i = 0; i < self->mcp->len; i++)
     g_ptr_array_add (self->mcp_list, g_ptr_array_index (self->mcp, i));

@@ -1081,7 +1081,9 @@ run (Run *r)
                                           r->mcp_config, (const char *const *) roots->pdata, &error);
     if (configs == NULL)
       return usage_error ("%s", error->message);
-    mcp_providers = ow_mcp_start_servers (configs, problems);
+    /* HTTP servers sign in through the machine's OwOAuth; an isolated run
+     * uses none of this computer's credentials. */
+    mcp_providers = ow_mcp_start_servers (configs, r->isolated ? NULL : ow_context_get_oauth (ctx), problems);
     for (guint i = 0; i < problems->len; i++)
       say ("%s", (const char *) g_ptr_array_index (problems, i));
     for (guint i = 0; i < mcp_providers->len; i++)

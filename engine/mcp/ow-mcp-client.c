@@ -1710,6 +1710,8 @@ ow_mcp_client_call_tool_async (OwMcpClient         *self,
       g_task_return_new_error (outer, OW_MCP_ERROR, OW_MCP_ERROR_NOT_READY,
                                self->status == OW_MCP_STATUS_RESTARTING
                                ? "The MCP server “%s” is restarting after a crash; try again in a moment."
+                               : self->status == OW_MCP_STATUS_AUTH_REQUIRED
+                               ? "The MCP server “%s” needs you to sign in before its tools can be used."
                                : "The MCP server “%s” is not connected.", self->config->name);
       return;
     }

@@ -213,7 +213,8 @@ int          ow_mcp_client_get_pid          (OwMcpClient *self);
  * where net/ow-oauth.c hands over a token it obtained or refreshed; start
  * the client again after a 401 to use it. */
 void         ow_mcp_client_set_access_token (OwMcpClient *self, const char *token);
-/* The WWW-Authenticate header of the last 401 (for net/ow-oauth.c), or NULL. */
+/* The WWW-Authenticate header of the last 401 (or 403 insufficient_scope),
+ * for net/ow-oauth.c (see mcp/ow-mcp-auth.h), or NULL. */
 const char  *ow_mcp_client_get_auth_challenge (OwMcpClient *self);
 /* The HTTP server's Mcp-Session-Id, or NULL (stdio, or none given). */
 const char  *ow_mcp_client_get_session_id   (OwMcpClient *self);

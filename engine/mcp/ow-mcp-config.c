@@ -98,6 +98,7 @@ ow_mcp_server_config_copy (const OwMcpServerConfig *config)
   c->roots = g_strdupv (config->roots);
   c->auth = g_strdup (config->auth);
   c->client_id = g_strdup (config->client_id);
+  c->client_secret = g_strdup (config->client_secret);
   c->error = g_strdup (config->error);
   c->tools = tools_new ();
   {
@@ -129,6 +130,9 @@ ow_mcp_server_config_free (OwMcpServerConfig *c)
   g_free (c->auth);
   g_free (c->client_id);
   g_clear_pointer (&c->tools, g_hash_table_unref);
+  if (c->client_secret != NULL)
+    memset (c->client_secret, 0, strlen (c->client_secret));
+  g_free (c->client_secret);
   g_free (c->error);
   g_free (c);
 }
@@ -379,6 +383,8 @@ parse_entry (const char *name,
     c->cwd = expand (r, s);
   if ((s = ow_json_get_string (entry, "client_id")) != NULL)
     c->client_id = expand (r, s);
+  if ((s = ow_json_get_string (entry, "client_secret")) != NULL)
+    c->client_secret = expand (r, s);
   if ((s = ow_json_get_string (entry, "auth")) != NULL)
     c->auth = g_strdup (s);
   read_strv (entry, "args", r, &c->args, problems);

@@ -11,9 +11,10 @@
  * `requires_approval` (true), `include_tools`/`exclude_tools` (aliases
  * `include`/`exclude`), `startup_timeout_sec` (10), `tool_timeout_sec` (60),
  * `tool_timeout_max_sec` (600: the hard limit progress cannot extend),
- * `max_message_bytes` (16 MiB), `client_id` (a pre-registered OAuth client),
- * `auth`, and `tools`: {"<the server's tool name>": "allow" | "ask" | "deny" |
- * "off"} (see OwMcpToolSetting). `${VAR}` inside any string is replaced through a resolver hook
+ * `max_message_bytes` (16 MiB), `client_id` and `client_secret` (a
+ * pre-registered OAuth client; put the secret in as `${VAR}`), `auth`, and
+ * `tools`: {"<the server's tool name>": "allow" | "ask" | "deny" | "off"}
+ * (see OwMcpToolSetting). `${VAR}` inside any string is replaced through a resolver hook
  * (the environment by default; the secret store plugs in there). An entry
  * that cannot be used keeps its name and carries `error`, so one bad entry
  * never hides the others.
@@ -59,6 +60,7 @@ typedef struct {
   gboolean        requires_approval;
   char           *auth;               /* "oauth" or NULL */
   char           *client_id;          /* pre-registered OAuth client, or NULL */
+  char           *client_secret;      /* its secret (from ${VAR}), or NULL; never logged */
   guint           start_timeout_ms;   /* spawn + initialize + first tools/list */
   guint           call_timeout_ms;    /* silence allowed in one call; progress resets it */
   guint           call_max_ms;        /* the hard limit of one call */

@@ -324,6 +324,20 @@ on_post_done_cb (GObject      *source,
       t->get_refused = TRUE;
       goto out;
     }
+  if (status == 403)
+    {
+      const char *www = ow_http_response_get_header (resp, "WWW-Authenticate");
+
+      /* error="insufficient_scope": a step-up sign-in (net/ow-oauth.c). */
+      if (www != NULL && strstr (www, "insufficient_scope") != NULL)
+        {
+          t->cb.auth_required (www, t->user_data);
+          fail (p, OW_MCP_ERROR_AUTH_REQUIRED,
+                "The MCP server “%s” needs more permission than you granted (HTTP 403 insufficient_scope). "
+                "Sign in to it again to grant it.", t->name);
+          goto out;
+        }
+    }
   if (!deliver_rpc_error (p, ow_http_response_get_body (resp)))
     {
       gsize n = 0;

@@ -1,6 +1,9 @@
 /* ow-mcp-provider.c: one MCP server's tools, as a tool provider. */
 #include "mcp/ow-mcp-provider.h"
 
+#include <string.h>
+
+#include "mcp/ow-mcp-auth.h"
 #include "ow-error.h"
 #include "ow-json.h"
 
@@ -218,35 +221,113 @@ on_progress (double progress, double total, const char *message, gpointer user_d
   p->progress (progress, total, message, p->data);
 }
 
+/* One call: kept until it ends, since a call refused for an expired
+ * token is sent once more after the reconnection (mcp/ow-mcp-auth.h). */
+typedef struct {
+  GTask              *task;
+  JsonObject         *args;      /* or NULL */
+  OwToolProgressFunc  progress;  /* or NULL */
+  gpointer            progress_data;
+  gboolean            retried;
+  Asker              *asker;     /* where its questions go (the task owns it), or NULL */
+  Router             *router;    /* the router @asker is queued in (owned), or NULL */
+} Call;
+
+/* The call has ended: its questions have nowhere to go any more. */
+static void
+call_free (Call *c)
+{
+  if (c->asker != NULL && c->router != NULL)
+    g_queue_remove (&c->router->askers, c->asker);
+  g_clear_pointer (&c->router, router_unref);
+  g_clear_pointer (&c->args, json_object_unref);
+  g_clear_object (&c->task);
+  g_free (c);
+}
+
+static void send_call (Call *c);
+
+static void
+on_reconnected (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  Call *c = user_data;
+  OwMcpBoundTool *self = g_task_get_source_object (c->task);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *message = NULL;
+
+  if (ow_mcp_start_finish (OW_MCP_CLIENT (source), result, &error))
+    {
+      send_call (c);
+      return;
+    }
+  if (g_task_return_error_if_cancelled (c->task))
+    {
+      call_free (c);
+      return;
+    }
+  message = g_strdup_printf ("MCP server \"%s\" could not run %s: %s", ow_mcp_client_get_name (self->client),
+                             self->tool->name, error->message);
+  g_task_return_pointer (c->task, ow_tool_result_new_error (OW_TOOL_STATUS_ERROR, message),
+                         (GDestroyNotify) ow_tool_result_free);
+  call_free (c);
+}
+
 static void
 on_called (GObject *source, GAsyncResult *result, gpointer user_data)
 {
-  g_autoptr(GTask) task = user_data;
-  OwMcpBoundTool *self = g_task_get_source_object (task);
+  Call *c = user_data;
+  OwMcpBoundTool *self = g_task_get_source_object (c->task);
   g_autoptr(GError) error = NULL;
   g_autoptr(OwMcpCallResult) r = ow_mcp_client_call_tool_finish (OW_MCP_CLIENT (source), result, &error);
   g_autofree char *message = NULL;
-  Asker *asker = g_task_get_task_data (task);
-
-  if (asker != NULL && self->router != NULL)
-    g_queue_remove (&self->router->askers, asker);
+  const char *challenge = ow_mcp_client_get_auth_challenge (self->client);
 
   if (r != NULL)
     {
-      g_task_return_pointer (task, tool_result (r), (GDestroyNotify) ow_tool_result_free);
+      g_task_return_pointer (c->task, tool_result (r), (GDestroyNotify) ow_tool_result_free);
+      call_free (c);
       return;
     }
   if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
-      g_task_return_error (task, g_steal_pointer (&error));
+      g_task_return_error (c->task, g_steal_pointer (&error));
+      call_free (c);
+      return;
+    }
+  /* A 401 to a token the server no longer takes: the server did not run
+   * the tool. Once the token is refreshed and the client reconnected, send
+   * it again, once. A 403 for more scope waits for a person instead. */
+  if (g_error_matches (error, OW_MCP_ERROR, OW_MCP_ERROR_AUTH_REQUIRED) && !c->retried
+      && ow_mcp_auth_get (self->client) != NULL && (challenge == NULL || strstr (challenge, "insufficient_scope") == NULL))
+    {
+      c->retried = TRUE;
+      ow_mcp_start_async (self->client, g_task_get_cancellable (c->task), on_reconnected, c);
       return;
     }
   /* The server could not answer: a result the model reads, naming the
    * server, rather than a failure of the turn. */
   message = g_strdup_printf ("MCP server \"%s\" could not run %s: %s", ow_mcp_client_get_name (self->client),
                              self->tool->name, error->message);
-  g_task_return_pointer (task, ow_tool_result_new_error (OW_TOOL_STATUS_ERROR, message),
+  g_task_return_pointer (c->task, ow_tool_result_new_error (OW_TOOL_STATUS_ERROR, message),
                          (GDestroyNotify) ow_tool_result_free);
+  call_free (c);
+}
+
+static void
+send_call (Call *c)
+{
+  OwMcpBoundTool *self = g_task_get_source_object (c->task);
+  Progress *p = NULL;
+
+  if (c->progress != NULL)
+    {
+      p = g_new0 (Progress, 1);
+      p->progress = c->progress;
+      p->data = c->progress_data;
+    }
+  ow_mcp_client_call_tool_async (self->client, self->tool->name, c->args,
+                                 p != NULL ? on_progress : NULL, p, p != NULL ? g_free : NULL,
+                                 g_task_get_cancellable (c->task), on_called, c);
 }
 
 static void
@@ -260,10 +341,10 @@ bound_call_async (OwTool              *tool,
                   gpointer             user_data)
 {
   OwMcpBoundTool *self = OW_MCP_BOUND_TOOL (tool);
-  GTask *task = g_task_new (self, cancellable, callback, user_data);
-  Progress *p = NULL;
+  Call *c = g_new0 (Call, 1);
 
-  g_task_set_source_tag (task, bound_call_async);
+  c->task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (c->task, bound_call_async);
   if (context != NULL && context->ask_async != NULL && context->ask_data != NULL && self->router != NULL)
     {
       Asker *a = g_new0 (Asker, 1);
@@ -273,17 +354,14 @@ bound_call_async (OwTool              *tool,
       a->data = g_object_ref (context->ask_data);
       a->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
       g_queue_push_tail (&self->router->askers, a);
-      g_task_set_task_data (task, a, (GDestroyNotify) asker_free);
+      g_task_set_task_data (c->task, a, (GDestroyNotify) asker_free);
+      c->asker = a;
+      c->router = router_ref (self->router);
     }
-  if (progress != NULL)
-    {
-      p = g_new0 (Progress, 1);
-      p->progress = progress;
-      p->data = progress_data;
-    }
-  ow_mcp_client_call_tool_async (self->client, self->tool->name, args,
-                                 p != NULL ? on_progress : NULL, p, p != NULL ? g_free : NULL,
-                                 cancellable, on_called, task);
+  c->args = args != NULL ? json_object_ref (args) : NULL;
+  c->progress = progress;
+  c->progress_data = progress_data;
+  send_call (c);
 }
 
 static OwToolResult *
@@ -887,13 +965,13 @@ on_started (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   Start *s = user_data;
 
-  s->ok = ow_mcp_client_start_finish (OW_MCP_CLIENT (source), result, &s->error);
+  s->ok = ow_mcp_start_finish (OW_MCP_CLIENT (source), result, &s->error);
   s->starting->pending--;
   g_main_context_wakeup (g_main_context_get_thread_default ());
 }
 
 GPtrArray *
-ow_mcp_start_servers (GPtrArray *configs, GPtrArray *problems)
+ow_mcp_start_servers (GPtrArray *configs, OwOAuth *oauth, GPtrArray *problems)
 {
   GPtrArray *providers = g_ptr_array_new_with_free_func (g_object_unref);
   g_autofree Start *starts = NULL;
@@ -920,7 +998,9 @@ ow_mcp_start_servers (GPtrArray *configs, GPtrArray *problems)
       /* Before the start: its elicitation handler decides what initialize offers. */
       starts[i].provider = ow_mcp_provider_new (starts[i].client);
       starting.pending++;
-      ow_mcp_client_start_async (starts[i].client, NULL, on_started, &starts[i]);
+      if (oauth != NULL)
+        ow_mcp_auth_attach (starts[i].client, oauth);
+      ow_mcp_start_async (starts[i].client, NULL, on_started, &starts[i]);
     }
   while (starting.pending > 0)
     g_main_context_iteration (context, TRUE);
@@ -930,9 +1010,11 @@ ow_mcp_start_servers (GPtrArray *configs, GPtrArray *problems)
 
       if (s->client == NULL)
         continue;
-      if (s->ok)
+      /* A server waiting for a sign-in stays: it connects, and its tools
+       * appear, as soon as someone signs in (OwOAuth "signed-in"). */
+      if (s->ok || (ow_mcp_auth_get (s->client) != NULL && ow_mcp_auth_get_needs_sign_in (ow_mcp_auth_get (s->client))))
         g_ptr_array_add (providers, g_steal_pointer (&s->provider));
-      else if (problems != NULL)
+      if (!s->ok && problems != NULL)
         g_ptr_array_add (problems, g_strdup_printf ("MCP server \"%s\" did not start: %s",
                                                     ow_mcp_client_get_name (s->client),
                                                     s->error != NULL ? s->error->message : "unknown failure"));

@@ -31,6 +31,7 @@
 #pragma once
 
 #include "mcp/ow-mcp-client.h"
+#include "net/ow-oauth.h"
 #include "store/ow-paths.h"
 #include "tools/ow-tool-provider.h"
 
@@ -66,11 +67,14 @@ GPtrArray     *ow_mcp_configs_for_session (const OwPaths      *paths,
                                            GError            **error);
 
 /* The configured servers, started together: a provider per enabled entry
- * of @configs that started (ready), in the configs' order, and a line per
+ * of @configs that started (ready) or waits for a sign-in, in the configs'
+ * order (with @oauth, HTTP servers sign in through it: mcp/ow-mcp-auth.h),
+ * and a line per
  * entry that could not be used or failed to start in @problems (each names
  * the server and says why). Runs the thread-default main context until
  * every start has finished (each bounded by its own start timeout). */
 GPtrArray     *ow_mcp_start_servers       (GPtrArray     *configs,
+                                           OwOAuth       *oauth,
                                            GPtrArray     *problems);
 
 G_END_DECLS

@@ -1,8 +1,12 @@
 /* ow-server-mcp.c: the machine's MCP servers over the loopback API.
  *
  *   GET /v1/mcp               {servers: [{name, enabled, transport, requires_approval, status,
- *                                         last_error, tool_count, protocol_version}]}
+ *                                         last_error, tool_count, protocol_version, needs_sign_in}]}
  *   GET /v1/mcp/{name}/tools  {tools: [{name, server_name, title, description, risk, annotations}]}
+ *   POST /v1/mcp/{name}/sign-in  {authorization_url, resource}: begins the sign-in of
+ *                             an HTTP server that asked for one (status needs_auth); the
+ *                             browser comes back to /v1/oauth/callback, and the server
+ *                             connects at once, for every session (mcp/ow-mcp-auth.h)
  *
  * Read from the servers the session host started with the app (the ones
  * every session is offered), so what a surface shows is what the model
@@ -12,6 +16,7 @@
  */
 #include "server/ow-server-private.h"
 
+#include "mcp/ow-mcp-auth.h"
 #include "mcp/ow-mcp-provider.h"
 #include "ow-json.h"
 
@@ -78,6 +83,9 @@ mcp_list (OwServer *self, OwRequest *req)
       json_object_set_int_member (o, "tool_count", p != NULL ? g_list_model_get_n_items (G_LIST_MODEL (p)) : 0);
       if (client != NULL && ow_mcp_client_get_protocol_version (client) != NULL)
         json_object_set_string_member (o, "protocol_version", ow_mcp_client_get_protocol_version (client));
+      json_object_set_boolean_member (o, "needs_sign_in",
+                                      client != NULL && ow_mcp_auth_get (client) != NULL
+                                      && ow_mcp_auth_get_needs_sign_in (ow_mcp_auth_get (client)));
       json_array_add_object_element (arr, o);
     }
   json_object_set_array_member (out, "servers", arr);
@@ -121,9 +129,59 @@ mcp_tools (OwServer *self, OwRequest *req)
   ow_reply_object (req, SOUP_STATUS_OK, out);
 }
 
+static void
+on_sign_in_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  OwRequest *req = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = ow_mcp_auth_sign_in_finish (OW_MCP_AUTH (source), result, &error);
+
+  if (ow_request_alive (req))
+    {
+      if (url != NULL)
+        {
+          JsonObject *out = json_object_new ();
+
+          json_object_set_string_member (out, "authorization_url", url);
+          json_object_set_string_member (out, "resource", ow_mcp_auth_get_resource (OW_MCP_AUTH (source)));
+          ow_reply_object (req, SOUP_STATUS_OK, out);
+        }
+      else
+        ow_reply_error (req, SOUP_STATUS_BAD_GATEWAY, "%s", error->message);
+    }
+  ow_request_done (req);
+}
+
+static void
+mcp_sign_in (OwServer *self, OwRequest *req)
+{
+  OwMcpProvider *p = find_provider (self, req->params[0]);
+  OwMcpAuth *auth = p != NULL ? ow_mcp_auth_get (ow_mcp_provider_get_client (p)) : NULL;
+
+  if (p == NULL)
+    {
+      ow_reply_error (req, SOUP_STATUS_NOT_FOUND, "There is no running MCP server named \"%s\".", req->params[0]);
+      return;
+    }
+  if (auth == NULL)
+    {
+      ow_reply_error (req, SOUP_STATUS_BAD_REQUEST, "The MCP server \"%s\" is not an HTTP server OAuth can sign in to.",
+                      req->params[0]);
+      return;
+    }
+  if (!ow_mcp_auth_get_needs_sign_in (auth))
+    {
+      ow_reply_error (req, SOUP_STATUS_CONFLICT, "The MCP server \"%s\" is not waiting for a sign-in.", req->params[0]);
+      return;
+    }
+  ow_request_pause (req);
+  ow_mcp_auth_sign_in_async (auth, self->cancellable, on_sign_in_cb, req);
+}
+
 static const OwRoute routes[] = {
   { "GET", "/v1/mcp", mcp_list, 0 },
   { "GET", "/v1/mcp/*/tools", mcp_tools, 0 },
+  { "POST", "/v1/mcp/*/sign-in", mcp_sign_in, 0 },
 };
 
 const OwRoute *

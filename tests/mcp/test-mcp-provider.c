@@ -614,7 +614,7 @@ test_start_servers (void)
 
   g_assert_no_error (error);
   g_assert_cmpuint (configs->len, ==, 5);
-  providers = ow_mcp_start_servers (configs, problems);
+  providers = ow_mcp_start_servers (configs, NULL, problems);
 
   g_assert_cmpuint (providers->len, ==, 2);
   for (guint i = 0; i < providers->len; i++)
@@ -662,9 +662,9 @@ static void
 test_start_servers_none (void)
 {
   g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) none = ow_mcp_start_servers (NULL, problems);
+  g_autoptr(GPtrArray) none = ow_mcp_start_servers (NULL, NULL, problems);
   g_autoptr(GPtrArray) empty = g_ptr_array_new ();
-  g_autoptr(GPtrArray) also_none = ow_mcp_start_servers (empty, NULL);
+  g_autoptr(GPtrArray) also_none = ow_mcp_start_servers (empty, NULL, NULL);
 
   g_assert_cmpuint (none->len, ==, 0);
   g_assert_cmpuint (also_none->len, ==, 0);

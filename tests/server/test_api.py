@@ -509,6 +509,57 @@ class Mcp(ServerTestCase):
         # The route needs the token like every other.
         self.assertEqual(self.api("/v1/mcp", token=False).status, 401)
 
+    def test_sign_in_connects_live(self):
+        """An OAuth-protected HTTP server waits for a sign-in; the sign-in
+        begun here and completed at /v1/oauth/callback connects it for
+        every session without a restart."""
+        import subprocess
+        double = subprocess.Popen(["python3", os.environ["OW_MCP_OAUTH_DOUBLE"]], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)
+        try:
+            base = f"http://127.0.0.1:{double.stdout.readline().strip()}"
+            self.restart_with({"dcr": {"url": base + "/mcp/dcr"}})
+            deadline = time.time() + 30
+            while time.time() < deadline:
+                server = self.api("/v1/mcp").json["servers"][0]
+                if server["needs_sign_in"]:
+                    break
+                time.sleep(0.1)
+            self.assertEqual(server["status"], "needs_auth", server)
+            self.assertTrue(server["needs_sign_in"], server)
+            self.assertEqual(server["tool_count"], 0)
+            # The route needs the token like every other.
+            self.assertEqual(self.api("/v1/mcp/dcr/sign-in", method="POST", token=False).status, 401)
+            r = self.api("/v1/mcp/dcr/sign-in", method="POST")
+            self.assertEqual(r.status, 200, r.raw)
+            self.assertEqual(r.json["resource"], base + "/mcp/dcr")
+            # The browser: the authorization server approves at once.
+            auth = curl(r.json["authorization_url"])
+            self.assertEqual(auth.status, 302, auth.raw)
+            back = auth.header("Location")
+            self.assertTrue(back.startswith(self.srv.base + "/v1/oauth/callback?"), back)
+            page = curl(back)
+            self.assertEqual(page.status, 200, page.raw)
+            self.assertIn("Signed in", page.raw)
+            deadline = time.time() + 30
+            while time.time() < deadline:
+                server = self.api("/v1/mcp").json["servers"][0]
+                if server["status"] == "connected":
+                    break
+                time.sleep(0.1)
+            self.assertEqual(server["status"], "connected", server)
+            self.assertFalse(server["needs_sign_in"])
+            self.assertEqual(server["tool_count"], 1)
+            tools = self.api("/v1/mcp/dcr/tools").json["tools"]
+            self.assertEqual([t["name"] for t in tools], ["mcp__dcr__whoami"])
+            # Signed in: there is nothing to begin now.
+            self.assertError(self.api("/v1/mcp/dcr/sign-in", method="POST"), 409, "not waiting for a sign-in")
+            self.assertNotIn("owtest-secret-Zq8", self.srv.stderr())
+        finally:
+            double.stdin.close()
+            double.wait(10)
+            double.stdout.close()
+
     def test_no_mcp_json_no_servers(self):
         self.assertEqual(self.api("/v1/mcp").json["servers"], [])
 
