@@ -994,6 +994,7 @@ test_connectors (void)
   g_assert_nonnull (find_named (row, "echo", ADW_TYPE_ACTION_ROW));
   g_assert_nonnull (find_label (find_named (row, "echo", ADW_TYPE_ACTION_ROW), "Asks before running"));
   g_assert_false (adw_expander_row_get_enable_expansion (ADW_EXPANDER_ROW (server_row (page, "broken"))));
+  ow_test_spin_for (500);   /* the expander's reveal */
   screenshot (GTK_WIDGET (window), "settings-connectors-tools");
 
   /* Disable: saved, stopped in the host. Enable: saved, running again. */

@@ -227,7 +227,9 @@ tool_row (OwMcpProvider *p, OwTool *tool, gboolean asks)
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   gtk_widget_set_name (row, server_name);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title != NULL ? title : server_name);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), server_name);
+  /* The server's name for it under its title; alone when it has none. */
+  if (title != NULL)
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), server_name);
   if (asks)
     {
       GtkWidget *label = gtk_label_new (_("Asks before running"));
