@@ -43,6 +43,7 @@
 #include "policy/ow-safety.h"
 #include "sandbox/ow-session-sandbox.h"
 #include "store/ow-model-config.h"
+#include "tools/ow-tool-registry.h"
 
 G_DEFINE_QUARK (ow-host-error-quark, ow_host_error)
 
@@ -77,11 +78,13 @@ struct _OwSessionHost
   GHashTable  *live;     /* session id → Live* */
   GPtrArray   *mcp;      /* OwMcpProvider*: the machine's MCP servers, shared by its sessions */
   GPtrArray   *mcp_list; /* the same, NULL-terminated (borrowed), for recipes */
+  GPtrArray   *mcp_configs; /* OwMcpServerConfig*: what each of mcp was started with, same order */
 };
 
 enum {
   SIGNAL_SESSION_EVENT,
   SIGNAL_SESSIONS_CHANGED,
+  SIGNAL_MCP_CHANGED,
   N_SIGNALS
 };
 
@@ -1444,46 +1447,156 @@ on_mcp_started_cb (GObject *source, GAsyncResult *result, gpointer user_data)
                error->message);
 }
 
+/* Every loaded session's agent offers the host's servers: a server that
+ * comes or goes joins or leaves their registries at once (from the next
+ * model call on); agents built later take self->mcp_list. */
+static void
+agents_foreach_registry (OwSessionHost *self, OwToolProvider *provider, gboolean add)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  if (self->live == NULL)
+    return;
+  g_hash_table_iter_init (&iter, self->live);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Live *live = value;
+      OwToolRegistry *tools = live->agent != NULL ? ow_agent_get_tools (live->agent) : NULL;
+
+      if (tools == NULL)
+        continue;
+      if (add)
+        ow_tool_registry_add_provider (tools, provider);
+      else
+        ow_tool_registry_remove_provider (tools, provider);
+    }
+}
+
+static void
+rebuild_mcp_list (OwSessionHost *self)
+{
+  g_ptr_array_set_size (self->mcp_list, 0);
+  for (guint i = 0; i < self->mcp->len; i++)
+    g_ptr_array_add (self->mcp_list, g_ptr_array_index (self->mcp, i));
+  g_ptr_array_add (self->mcp_list, NULL);
+}
+
+/* Stops server @i and takes it out of every registry. */
+static void
+drop_mcp (OwSessionHost *self, guint i)
+{
+  OwMcpProvider *p = g_ptr_array_index (self->mcp, i);
+
+  agents_foreach_registry (self, OW_TOOL_PROVIDER (p), FALSE);
+  ow_mcp_client_stop (ow_mcp_provider_get_client (p));
+  g_ptr_array_remove_index (self->mcp, i);
+  g_ptr_array_remove_index (self->mcp_configs, i);
+}
+
+static gint
+find_mcp (OwSessionHost *self, const char *name)
+{
+  for (guint i = 0; i < self->mcp_configs->len; i++)
+    if (g_str_equal (((OwMcpServerConfig *) g_ptr_array_index (self->mcp_configs, i))->name, name))
+      return (gint) i;
+  return -1;
+}
+
 /* The servers of the machine's mcp.json start with the host, in the
  * background; each provider brings its tools to every session's next model
  * call once its server is ready (and takes them away if it fails). A
  * workspace's own mcp.json is for `openworker run` in a trusted folder;
- * the host's servers are the machine's. None for an isolated context. */
-static void
-start_mcp_servers (OwSessionHost *self)
+ * the host's servers are the machine's. None for an isolated context.
+ * Reloading compares each entry with what its server was started with:
+ * an unchanged server keeps running (and its sessions keep their calls in
+ * flight), a changed one is stopped and started anew, a removed or
+ * disabled one is stopped. */
+gboolean
+ow_session_host_reload_mcp (OwSessionHost *self, GError **error)
 {
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GError) local = NULL;
   g_autoptr(GPtrArray) configs = NULL;
+  gboolean changed = FALSE;
 
-  self->mcp = g_ptr_array_new_with_free_func (g_object_unref);
-  self->mcp_list = g_ptr_array_new ();
+  g_return_val_if_fail (OW_IS_SESSION_HOST (self), FALSE);
+
   if (!ow_context_is_isolated (self->ctx))
-    configs = ow_mcp_configs_for_session (ow_context_get_paths (self->ctx), NULL, NULL, NULL, &error);
-  if (configs == NULL && error != NULL)
-    g_message ("%s", error->message);
+    configs = ow_mcp_configs_for_session (ow_context_get_paths (self->ctx), NULL, NULL, NULL, &local);
+  if (configs == NULL && local != NULL)
+    {
+      /* A file that cannot be read leaves the running servers alone. */
+      g_message ("%s", local->message);
+      g_propagate_error (error, g_steal_pointer (&local));
+      return FALSE;
+    }
+  /* Stop what is gone, disabled, unusable or changed. */
+  for (guint i = self->mcp_configs->len; i > 0; i--)
+    {
+      const OwMcpServerConfig *old = g_ptr_array_index (self->mcp_configs, i - 1);
+      const OwMcpServerConfig *now = NULL;
+
+      for (guint j = 0; configs != NULL && j < configs->len && now == NULL; j++)
+        if (g_str_equal (((OwMcpServerConfig *) g_ptr_array_index (configs, j))->name, old->name))
+          now = g_ptr_array_index (configs, j);
+      if (now != NULL && ow_mcp_server_config_equal (old, now))
+        continue;
+      g_debug ("MCP server \"%s\" stops (%s)", old->name, now == NULL ? "removed" : "changed");
+      drop_mcp (self, i - 1);
+      changed = TRUE;
+    }
+  /* Start what is new (or changed), in file order. */
   for (guint i = 0; configs != NULL && i < configs->len; i++)
     {
       const OwMcpServerConfig *c = g_ptr_array_index (configs, i);
       g_autoptr(OwMcpClient) client = NULL;
+      OwMcpProvider *p;
 
       if (c->error != NULL)
         {
           g_message ("MCP server \"%s\" is not used: %s", c->name, c->error);
           continue;
         }
-      if (!c->enabled)
+      if (!c->enabled || find_mcp (self, c->name) >= 0)
         continue;
       client = ow_mcp_client_new (c);
       /* An HTTP server signs in through the machine's OwOAuth; a sign-in
        * completed at /v1/oauth/callback connects it, live. */
       if (ow_context_get_oauth (self->ctx) != NULL)
         ow_mcp_auth_attach (client, ow_context_get_oauth (self->ctx));
-      g_ptr_array_add (self->mcp, ow_mcp_provider_new (client));
+      p = ow_mcp_provider_new (client);
+      g_ptr_array_add (self->mcp, p);
+      g_ptr_array_add (self->mcp_configs, ow_mcp_server_config_copy (c));
+      agents_foreach_registry (self, OW_TOOL_PROVIDER (p), TRUE);
       ow_mcp_start_async (client, NULL, on_mcp_started_cb, NULL);
+      changed = TRUE;
     }
-  for (guint i = 0; i < self->mcp->len; i++)
-    g_ptr_array_add (self->mcp_list, g_ptr_array_index (self->mcp, i));
-  g_ptr_array_add (self->mcp_list, NULL);
+  rebuild_mcp_list (self);
+  if (changed)
+    g_signal_emit (self, signals[SIGNAL_MCP_CHANGED], 0);
+  return TRUE;
+}
+
+gboolean
+ow_session_host_restart_mcp (OwSessionHost *self, const char *name, GError **error)
+{
+  gint i;
+  OwMcpClient *client;
+
+  g_return_val_if_fail (OW_IS_SESSION_HOST (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  i = find_mcp (self, name);
+  if (i < 0)
+    {
+      g_set_error (error, OW_HOST_ERROR, OW_HOST_ERROR_NOT_FOUND,
+                   "There is no running MCP server named \"%s\": it may be disabled or not in mcp.json.", name);
+      return FALSE;
+    }
+  client = ow_mcp_provider_get_client (g_ptr_array_index (self->mcp, i));
+  ow_mcp_client_stop (client);
+  ow_mcp_client_start_async (client, NULL, on_mcp_started_cb, NULL);
+  return TRUE;
 }
 
 GPtrArray *
@@ -1508,7 +1621,7 @@ ow_session_host_new (OwContext *ctx, const char *origin, GError **error)
   self->policy = ow_policy_new (ow_context_get_config (ctx), ow_context_get_store (ctx), error);
   if (self->policy == NULL)
     return NULL;
-  start_mcp_servers (self);
+  ow_session_host_reload_mcp (self, NULL);
   return g_steal_pointer (&self);
 }
 
@@ -1547,6 +1660,7 @@ ow_session_host_dispose (GObject *object)
     ow_mcp_client_stop (ow_mcp_provider_get_client (g_ptr_array_index (self->mcp, i)));
   g_clear_pointer (&self->mcp_list, g_ptr_array_unref);
   g_clear_pointer (&self->mcp, g_ptr_array_unref);
+  g_clear_pointer (&self->mcp_configs, g_ptr_array_unref);
   G_OBJECT_CLASS (ow_session_host_parent_class)->dispose (object);
 }
 
@@ -1579,10 +1693,18 @@ ow_session_host_class_init (OwSessionHostClass *klass)
   signals[SIGNAL_SESSIONS_CHANGED] =
     g_signal_new ("sessions-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
+  /* The set of running MCP servers changed (a reload started or stopped one). */
+  signals[SIGNAL_MCP_CHANGED] =
+    g_signal_new ("mcp-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
 }
 
 static void
 ow_session_host_init (OwSessionHost *self)
 {
   self->live = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) live_free);
+  self->mcp = g_ptr_array_new_with_free_func (g_object_unref);
+  self->mcp_list = g_ptr_array_new ();
+  g_ptr_array_add (self->mcp_list, NULL);
+  self->mcp_configs = g_ptr_array_new_with_free_func ((GDestroyNotify) ow_mcp_server_config_free);
 }

@@ -140,5 +140,14 @@ GPtrArray     *ow_session_host_dup_running  (OwSessionHost *self);
 /* The machine's MCP servers (OwMcpProvider*), started with the host and
  * offered to every session. (transfer none) */
 GPtrArray     *ow_session_host_get_mcp_providers (OwSessionHost *self);
+/* Applies mcp.json as it now reads: servers removed, disabled or changed
+ * stop (and leave every loaded session's tools), new ones start (and join
+ * them), unchanged ones keep running. Emits ::mcp-changed when the set
+ * changed. Fails, leaving the servers as they are, when the file cannot be
+ * read. */
+gboolean       ow_session_host_reload_mcp   (OwSessionHost *self, GError **error);
+/* Stops server @name and starts it again (NOT_FOUND when none runs under
+ * that name). */
+gboolean       ow_session_host_restart_mcp  (OwSessionHost *self, const char *name, GError **error);
 
 G_END_DECLS

@@ -112,6 +112,30 @@ ow_mcp_server_config_copy (const OwMcpServerConfig *config)
   return c;
 }
 
+static gboolean
+strv_equal0 (char **a, char **b)
+{
+  if (a == NULL || b == NULL)
+    return a == b;
+  return g_strv_equal ((const char *const *) a, (const char *const *) b);
+}
+
+gboolean
+ow_mcp_server_config_equal (const OwMcpServerConfig *a, const OwMcpServerConfig *b)
+{
+  return g_strcmp0 (a->name, b->name) == 0 && a->transport == b->transport
+         && g_strcmp0 (a->command, b->command) == 0 && strv_equal0 (a->args, b->args)
+         && strv_equal0 (a->env, b->env) && g_strcmp0 (a->cwd, b->cwd) == 0
+         && g_strcmp0 (a->url, b->url) == 0 && strv_equal0 (a->headers, b->headers)
+         && strv_equal0 (a->include_tools, b->include_tools) && strv_equal0 (a->exclude_tools, b->exclude_tools)
+         && strv_equal0 (a->roots, b->roots) && a->enabled == b->enabled
+         && a->requires_approval == b->requires_approval && g_strcmp0 (a->auth, b->auth) == 0
+         && g_strcmp0 (a->client_id, b->client_id) == 0 && a->start_timeout_ms == b->start_timeout_ms
+         && a->call_timeout_ms == b->call_timeout_ms && a->call_max_ms == b->call_max_ms
+         && a->max_message_bytes == b->max_message_bytes && a->max_restarts == b->max_restarts
+         && g_strcmp0 (a->error, b->error) == 0;
+}
+
 void
 ow_mcp_server_config_free (OwMcpServerConfig *c)
 {

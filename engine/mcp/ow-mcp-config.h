@@ -76,6 +76,9 @@ typedef char *(*OwMcpResolveFunc) (const char *name, gpointer user_data);
 OwMcpServerConfig *ow_mcp_server_config_new   (const char *name);
 OwMcpServerConfig *ow_mcp_server_config_copy  (const OwMcpServerConfig *config);
 void               ow_mcp_server_config_free  (OwMcpServerConfig *config);
+/* Whether two entries would start the same server the same way (every
+ * member compared), so a reload can keep one that did not change. */
+gboolean           ow_mcp_server_config_equal (const OwMcpServerConfig *a, const OwMcpServerConfig *b);
 
 /* Parses mcp.json text. Returns the servers in file order (transfer full,
  * element type OwMcpServerConfig), or NULL with OW_MCP_ERROR_CONFIG when the

@@ -8,6 +8,7 @@
 
 #include "core/ow-context.h"
 #include "core/ow-session-host.h"
+#include "mcp/ow-mcp-provider.h"
 #include "ow-model-server.h"
 #include "ow-test-utils.h"
 
@@ -711,6 +712,190 @@ test_retry_after_no_model (Fixture *f, gconstpointer data)
   g_assert_error (error, OW_HOST_ERROR, OW_HOST_ERROR_INVALID);
 }
 
+/* ---- The machine's MCP servers, live ------------------------------------- */
+
+static void
+write_mcp_json (Fixture *f, const char *servers)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_build_filename (f->paths->config_dir, "mcp.json", NULL);
+  g_autofree char *text = g_strdup_printf ("{\"mcpServers\": {%s}}", servers);
+
+  g_mkdir_with_parents (f->paths->config_dir, 0700);
+  g_assert_true (g_file_set_contents (path, text, -1, &error));
+  g_assert_no_error (error);
+}
+
+/* A double entry: python3 mcp-double.py, with @extra members. */
+static char *
+double_entry (const char *name, const char *extra)
+{
+  return g_strdup_printf ("\"%s\": {\"command\": \"python3\", \"args\": [\"%s\"]%s}", name,
+                          g_getenv ("OW_MCP_DOUBLE"), extra);
+}
+
+static OwMcpProvider *
+host_mcp (Fixture *f, const char *name)
+{
+  GPtrArray *providers = ow_session_host_get_mcp_providers (f->host);
+
+  for (guint i = 0; i < providers->len; i++)
+    if (g_str_equal (ow_mcp_client_get_name (ow_mcp_provider_get_client (g_ptr_array_index (providers, i))), name))
+      return g_ptr_array_index (providers, i);
+  return NULL;
+}
+
+static gboolean
+mcp_ready (gpointer data)
+{
+  OwMcpProvider *p = data;
+
+  return ow_mcp_client_get_status (ow_mcp_provider_get_client (p)) == OW_MCP_STATUS_READY;
+}
+
+static void
+on_mcp_changed_cb (OwSessionHost *host, gpointer user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+/* The tools the model was offered in request @i (their names, joined). */
+static char *
+offered_tools (Fixture *f, guint i)
+{
+  JsonArray *reqs = ow_model_server_get_requests (f->server);
+  g_autofree char *body = NULL;
+
+  g_assert_cmpuint (json_array_get_length (reqs), >, i);
+  body = json_to_string (json_array_get_element (reqs, i), FALSE);
+  return g_steal_pointer (&body);
+}
+
+static guint
+turn (Fixture *f, const char *id, guint from)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (ow_session_host_send (f->host, id, "hello", NULL, &error));
+  g_assert_no_error (error);
+  return wait_for (f, id, "turn_done", from) + 1;
+}
+
+static void
+test_mcp_reload (Fixture *f, gconstpointer data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(OwSession) s = NULL;
+  g_autofree char *a = double_entry ("alpha", "");
+  g_autofree char *b = double_entry ("beta", "");
+  g_autofree char *b2 = double_entry ("beta", ", \"exclude_tools\": [\"echo\"]");
+  g_autofree char *both = g_strdup_printf ("%s, %s", a, b);
+  g_autofree char *r0 = NULL, *r1 = NULL, *r2 = NULL, *r3 = NULL;
+  OwContextOptions options = { .paths = f->paths };
+  OwMcpProvider *alpha, *beta, *beta2;
+  OwMcpClient *client;
+  guint changes = 0, next = 0;
+  int pid;
+  const char *id;
+
+  g_assert_nonnull (g_getenv ("OW_MCP_DOUBLE"));
+  /* The machine's servers are read only by a host that reads the machine. */
+  close_host (f);
+  write_mcp_json (f, a);
+  f->ctx = ow_context_new (&options, &error);
+  g_assert_no_error (error);
+  f->host = ow_session_host_new (f->ctx, "test", &error);
+  g_assert_no_error (error);
+  g_signal_connect (f->host, "session-event", G_CALLBACK (on_event_cb), f);
+  g_signal_connect (f->host, "mcp-changed", G_CALLBACK (on_mcp_changed_cb), &changes);
+  alpha = host_mcp (f, "alpha");
+  g_assert_nonnull (alpha);
+  ow_test_wait_until (mcp_ready, alpha, "alpha ready");
+  pid = ow_mcp_client_get_pid (ow_mcp_provider_get_client (alpha));
+  g_assert_cmpint (pid, >, 0);
+
+  serve (f, "{\"turns\":[{\"text\":\"one\"},{\"text\":\"two\"},{\"text\":\"three\"},{\"text\":\"four\"}]}");
+  s = new_session (f, f->ws, "ask");
+  id = ow_session_get_id (s);
+  next = turn (f, id, next);
+  r0 = offered_tools (f, 0);
+  g_assert_nonnull (strstr (r0, "mcp__alpha__echo"));
+  g_assert_null (strstr (r0, "mcp__beta__"));
+
+  /* A new server joins the live session; the unchanged one keeps running. */
+  write_mcp_json (f, both);
+  g_assert_true (ow_session_host_reload_mcp (f->host, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (changes, ==, 1);
+  g_assert_true (host_mcp (f, "alpha") == alpha);
+  g_assert_cmpint (ow_mcp_client_get_pid (ow_mcp_provider_get_client (alpha)), ==, pid);
+  beta = host_mcp (f, "beta");
+  g_assert_nonnull (beta);
+  ow_test_wait_until (mcp_ready, beta, "beta ready");
+  next = turn (f, id, next);
+  r1 = offered_tools (f, 1);
+  g_assert_nonnull (strstr (r1, "mcp__alpha__echo"));
+  g_assert_nonnull (strstr (r1, "mcp__beta__echo"));
+
+  /* Nothing changed: nothing restarts, no signal. */
+  g_assert_true (ow_session_host_reload_mcp (f->host, &error));
+  g_assert_cmpuint (changes, ==, 1);
+  g_assert_true (host_mcp (f, "beta") == beta);
+
+  /* Removed: stopped, and gone from the live session. Changed: started anew. */
+  client = g_object_ref (ow_mcp_provider_get_client (alpha));
+  write_mcp_json (f, b2);
+  g_assert_true (ow_session_host_reload_mcp (f->host, &error));
+  g_assert_cmpuint (changes, ==, 2);
+  g_assert_null (host_mcp (f, "alpha"));
+  g_assert_cmpint (ow_mcp_client_get_status (client), ==, OW_MCP_STATUS_STOPPED);
+  g_assert_cmpint (ow_mcp_client_get_pid (client), ==, 0);
+  g_object_unref (client);
+  beta2 = host_mcp (f, "beta");
+  g_assert_nonnull (beta2);
+  g_assert_true (beta2 != beta);
+  ow_test_wait_until (mcp_ready, beta2, "beta ready again");
+  next = turn (f, id, next);
+  r2 = offered_tools (f, 2);
+  g_assert_null (strstr (r2, "mcp__alpha__"));
+  g_assert_null (strstr (r2, "mcp__beta__echo"));
+  g_assert_nonnull (strstr (r2, "mcp__beta__"));  /* its other tools stay */
+
+  /* Restart: the same server, a new process. */
+  pid = ow_mcp_client_get_pid (ow_mcp_provider_get_client (beta2));
+  g_assert_true (ow_session_host_restart_mcp (f->host, "beta", &error));
+  g_assert_no_error (error);
+  ow_test_wait_until (mcp_ready, beta2, "beta ready after the restart");
+  g_assert_cmpint (ow_mcp_client_get_pid (ow_mcp_provider_get_client (beta2)), !=, pid);
+  g_assert_false (ow_session_host_restart_mcp (f->host, "alpha", &error));
+  g_assert_error (error, OW_HOST_ERROR, OW_HOST_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  /* A file that cannot be read leaves the servers running. */
+  {
+    g_autofree char *path = g_build_filename (f->paths->config_dir, "mcp.json", NULL);
+
+    g_assert_true (g_file_set_contents (path, "{not json", -1, NULL));
+  }
+  g_assert_false (ow_session_host_reload_mcp (f->host, &error));
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  g_assert_true (host_mcp (f, "beta") == beta2);
+  g_assert_cmpuint (changes, ==, 2);
+
+  /* Disabled: stopped. */
+  {
+    g_autofree char *off = double_entry ("beta", ", \"enabled\": false");
+
+    write_mcp_json (f, off);
+  }
+  g_assert_true (ow_session_host_reload_mcp (f->host, &error));
+  g_assert_null (host_mcp (f, "beta"));
+  next = turn (f, id, next);
+  r3 = offered_tools (f, 3);
+  g_assert_null (strstr (r3, "mcp__beta__"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -729,6 +914,7 @@ main (int argc, char **argv)
               teardown);
   g_test_add ("/host/delete", Fixture, NULL, setup, test_delete, teardown);
   g_test_add ("/host/retry-after-no-model", Fixture, NULL, setup, test_retry_after_no_model, teardown);
+  g_test_add ("/host/mcp-reload", Fixture, NULL, setup, test_mcp_reload, teardown);
   g_test_add ("/host/recovery", Fixture, NULL, setup, test_recovery_after_a_crash, teardown);
   return g_test_run ();
 }

@@ -370,11 +370,40 @@ test_schema (void)
     }
 }
 
+/* A reload keeps a server whose entry reads the same and restarts one
+ * whose entry changed in any member. */
+static void
+test_equal (void)
+{
+  const char *a = "{\"mcpServers\": {\"s\": {\"command\": \"x\", \"args\": [\"1\"], \"exclude_tools\": [\"t\"]}}}";
+  const char *same = "{\"mcpServers\": {\"s\": {\"args\": [\"1\"], \"command\": \"x\", \"exclude\": [\"t\"]}}}";
+  const char *changes[] = {
+    "{\"mcpServers\": {\"s\": {\"command\": \"x\", \"args\": [\"2\"], \"exclude_tools\": [\"t\"]}}}",
+    "{\"mcpServers\": {\"s\": {\"command\": \"x\", \"args\": [\"1\"]}}}",
+    "{\"mcpServers\": {\"s\": {\"command\": \"x\", \"args\": [\"1\"], \"exclude_tools\": [\"t\"], \"tool_timeout_sec\": 5}}}",
+    "{\"mcpServers\": {\"s\": {\"command\": \"x\", \"args\": [\"1\"], \"exclude_tools\": [\"t\"], \"enabled\": false}}}",
+    "{\"mcpServers\": {\"s\": {\"command\": \"x\", \"args\": [\"1\"], \"exclude_tools\": [\"t\"], \"env\": {\"A\": \"b\"}}}}",
+  };
+  g_autoptr(GPtrArray) one = ow_mcp_config_parse (a, -1, NULL, NULL, NULL);
+  g_autoptr(GPtrArray) two = ow_mcp_config_parse (same, -1, NULL, NULL, NULL);
+  g_autoptr(OwMcpServerConfig) copy = ow_mcp_server_config_copy (g_ptr_array_index (one, 0));
+
+  g_assert_true (ow_mcp_server_config_equal (g_ptr_array_index (one, 0), g_ptr_array_index (two, 0)));
+  g_assert_true (ow_mcp_server_config_equal (g_ptr_array_index (one, 0), copy));
+  for (guint i = 0; i < G_N_ELEMENTS (changes); i++)
+    {
+      g_autoptr(GPtrArray) other = ow_mcp_config_parse (changes[i], -1, NULL, NULL, NULL);
+
+      g_assert_false (ow_mcp_server_config_equal (g_ptr_array_index (one, 0), g_ptr_array_index (other, 0)));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
   g_test_add_func ("/ow/mcp/config/parse-shapes", test_parse_shapes);
+  g_test_add_func ("/ow/mcp/config/equal", test_equal);
   g_test_add_func ("/ow/mcp/config/parse-errors", test_parse_errors);
   g_test_add_func ("/ow/mcp/config/tool-names", test_tool_names);
   g_test_add_func ("/ow/mcp/config/load-files", test_load_files);

@@ -563,6 +563,113 @@ class Mcp(ServerTestCase):
     def test_no_mcp_json_no_servers(self):
         self.assertEqual(self.api("/v1/mcp").json["servers"], [])
 
+    def wait_status(self, name, want, timeout=60):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            servers = {s["name"]: s for s in self.api("/v1/mcp").json["servers"]}
+            if name in servers and servers[name]["status"] == want:
+                return servers[name]
+            time.sleep(0.1)
+        self.fail(f"{name} never became {want}: {servers.get(name)}")
+
+    def saved(self):
+        with open(os.path.join(self.home, "config", "mcp.json")) as f:
+            return json.load(f)["mcpServers"]
+
+    def test_add_change_remove_live(self):
+        """Every change is saved in mcp.json and applied at once, without a restart."""
+        everything = os.environ.get("OW_MCP_EVERYTHING", "")
+        self.assertTrue(os.path.isfile(everything), f"server-everything missing at {everything!r}")
+        r = self.api("/v1/mcp", method="POST",
+                     body={"name": "everything", "config": {"command": "node", "args": [everything, "stdio"]}})
+        self.assertTrue(r.json["ok"], r.json)
+        s = self.wait_status("everything", "connected")
+        count = s["tool_count"]
+        self.assertGreater(count, 5)
+        path = os.path.join(self.home, "config", "mcp.json")
+        self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o600)
+        self.assertEqual(self.saved()["everything"]["args"], [everything, "stdio"])
+        # The name is taken; a bad entry or name is refused with the engine's sentence, and nothing is saved.
+        self.assertError(self.api("/v1/mcp", method="POST", body={"name": "everything", "config": {"command": "x"}}),
+                         409, "already")
+        self.assertError(self.api("/v1/mcp", method="POST", body={"name": "bad", "config": {"url": "ftp://x"}}),
+                         400, "http://")
+        self.assertError(self.api("/v1/mcp", method="POST", body={"name": "no/slash", "config": {"command": "x"}}),
+                         400, "letters")
+        self.assertError(self.api("/v1/mcp", method="POST", body={"name": "x"}), 400, "config")
+        self.assertEqual(list(self.saved()), ["everything"])
+
+        # Exclude one tool: the server restarts with one tool fewer.
+        tools = [t["server_name"] for t in self.api("/v1/mcp/everything/tools").json["tools"]]
+        self.assertIn("echo", tools)
+        r = self.api("/v1/mcp/everything", method="PATCH", body={"exclude_tools": ["echo"], "tool_timeout_sec": 30})
+        self.assertTrue(r.json["ok"], r.json)
+        s = self.wait_status("everything", "connected")
+        deadline = time.time() + 30
+        while time.time() < deadline and s["tool_count"] != count - 1:
+            time.sleep(0.1)
+            s = self.wait_status("everything", "connected")
+        self.assertEqual(s["tool_count"], count - 1)
+        tools = [t["server_name"] for t in self.api("/v1/mcp/everything/tools").json["tools"]]
+        self.assertNotIn("echo", tools)
+        self.assertEqual(self.saved()["everything"]["exclude_tools"], ["echo"])
+        self.assertEqual(self.saved()["everything"]["tool_timeout_sec"], 30)
+        # PATCH refuses what it does not merge, and bad values, changing nothing.
+        self.assertError(self.api("/v1/mcp/everything", method="PATCH", body={"command": "sh"}), 400, "cannot be changed")
+        self.assertError(self.api("/v1/mcp/everything", method="PATCH",
+                                  body={"enabled": False, "include_tools": "echo"}), 400, "list of tool names")
+        self.assertNotIn("enabled", self.saved()["everything"])
+        self.assertError(self.api("/v1/mcp/nosuch", method="PATCH", body={"enabled": False}), 404)
+        # null removes a member.
+        self.assertTrue(self.api("/v1/mcp/everything", method="PATCH", body={"exclude_tools": None}).json["ok"])
+        self.assertNotIn("exclude_tools", self.saved()["everything"])
+        self.wait_status("everything", "connected")
+
+        # Disable: stopped and listed as disabled; its tools are gone. Enable: back.
+        self.assertTrue(self.api("/v1/mcp/everything", method="PATCH", body={"enabled": False}).json["ok"])
+        self.wait_status("everything", "disabled")
+        self.assertError(self.api("/v1/mcp/everything/tools"), 404)
+        self.assertError(self.api("/v1/mcp/everything/connect", method="POST"), 404, "no running")
+        self.assertTrue(self.api("/v1/mcp/everything", method="PATCH", body={"enabled": True}).json["ok"])
+        self.wait_status("everything", "connected")
+        # Connect restarts it (positive control of the 404 above).
+        self.assertTrue(self.api("/v1/mcp/everything/connect", method="POST").json["ok"])
+        self.wait_status("everything", "connected")
+
+        # A change by hand applies with reload; a file that cannot be read is refused and changes nothing.
+        with open(path, "w") as f:
+            json.dump({"mcpServers": {"everything": {"command": "node", "args": [everything, "stdio"]},
+                                      "broken": {"command": "/nonexistent/mcp"}}}, f)
+        self.assertTrue(self.api("/v1/mcp/reload", method="POST").json["ok"])
+        self.wait_status("broken", "error")
+        with open(path, "w") as f:
+            f.write("{not json")
+        self.assertError(self.api("/v1/mcp/reload", method="POST"), 400, "mcp.json")
+        # The list reads the file (and says why it cannot); the server itself still runs.
+        self.assertIn("mcp.json", self.api("/v1/mcp").json["error"])
+        self.assertEqual(self.api("/v1/mcp/everything/tools").status, 200)
+        with open(path, "w") as f:
+            json.dump({"mcpServers": {"everything": {"command": "node", "args": [everything, "stdio"]},
+                                      "broken": {"command": "/nonexistent/mcp"}}}, f)
+
+        # Remove: gone from the file and stopped.
+        self.assertTrue(self.api("/v1/mcp/broken", method="DELETE").json["ok"])
+        self.assertTrue(self.api("/v1/mcp/everything", method="DELETE").json["ok"])
+        self.assertEqual(self.api("/v1/mcp").json["servers"], [])
+        self.assertError(self.api("/v1/mcp/everything/tools"), 404)
+        self.assertError(self.api("/v1/mcp/everything", method="DELETE"), 404)
+
+    def test_changes_need_the_token(self):
+        for method, path, body in [("POST", "/v1/mcp", {"name": "x", "config": {"command": "true"}}),
+                                   ("PATCH", "/v1/mcp/x", {"enabled": False}), ("DELETE", "/v1/mcp/x", None),
+                                   ("POST", "/v1/mcp/x/connect", None), ("POST", "/v1/mcp/reload", None)]:
+            self.assertEqual(self.api(path, method=method, body=body, token=False).status, 401, path)
+        self.assertFalse(os.path.exists(os.path.join(self.home, "config", "mcp.json")))
+        # Positive control: the same add with the token is saved.
+        self.assertTrue(self.api("/v1/mcp", method="POST",
+                                 body={"name": "x", "config": {"command": "true"}}).json["ok"])
+        self.assertEqual(list(self.saved()), ["x"])
+
 
 class Workspaces(ServerTestCase):
     def test_open_recent_trust(self):

@@ -463,6 +463,9 @@ class SessionCommands(ClientTestCase):
     (this test) is served."""
     probe = ("curl -s -o /dev/null -w 'rest=%{http_code} ' -H \"X-OpenWorker-Token: $(cat leaked-token)\" "
              "\"$(cat leaked-base)/v1/inbox\"; "
+             "curl -s -o /dev/null -w 'mcp=%{http_code} ' -X POST -H \"X-OpenWorker-Token: $(cat leaked-token)\" "
+             "-H 'Content-Type: application/json' -d '{\"name\":\"evil\",\"config\":{\"command\":\"true\"}}' "
+             "\"$(cat leaked-base)/v1/mcp\"; "
              "node -e \"const ws = new (require('ws'))(process.argv[1] + '/ws/session/probe', "
              "['openworker', process.argv[2]]); ws.on('close', c => console.log('ws=' + c)); "
              "ws.on('message', () => {})\" \"$(cat leaked-ws)\" \"$(cat leaked-token)\"; true")
@@ -496,8 +499,14 @@ class SessionCommands(ClientTestCase):
         out = next(m["content"] for m in msgs if m.get("role") == "tool")
         self.assertIn("rest=403", out)
         self.assertIn("ws=1008", out)
+        # Nor can it add an MCP server (a command of its choosing, run by the host).
+        self.assertIn("mcp=403", out)
+        self.assertNotIn("evil", [s["name"] for s in self.api("/v1/mcp").json["servers"]])
         # The positive control: the same token from a person's program works.
         self.assertEqual(self.api("/v1/inbox").status, 200)
+        r = self.api("/v1/mcp", method="POST", body={"name": "person", "config": {"command": "true"}})
+        self.assertTrue(r.json["ok"], r.raw)
+        self.api("/v1/mcp/person", method="DELETE")
         ok = self.wsc("/ws/session/probe2", until={"type": "ready"}, timeout_ms=5000)
         self.assertEqual(ok["frames"][0]["type"], "ready", ok)
 

@@ -20,6 +20,7 @@
 #include "ow-model-settings-dialog.h"
 #include "ow-provider-list.h"
 #include "ow-settings-approvals-page.h"
+#include "ow-settings-connectors-page.h"
 #include "ow-settings-general-page.h"
 #include "ow-settings-models-page.h"
 #include "ow-settings-sandbox-page.h"
@@ -466,6 +467,39 @@ test_tray_formatting (void)
   g_assert_cmpstr (three, ==, "_Inbox (3)");
 }
 
+/* "Add a Server…": a URL is an HTTP entry, anything else a command line
+ * split as the shell would (no expansion); what cannot be read is refused. */
+static void
+test_connector_targets (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) url = ow_connector_entry_for_target ("  https://example.org/mcp ", &error);
+  g_autoptr(JsonObject) cmd = ow_connector_entry_for_target ("npx -y '@scope/server two' $HOME", &error);
+  JsonArray *args;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (url, "url"), ==, "https://example.org/mcp");
+  g_assert_false (json_object_has_member (url, "command"));
+  g_assert_cmpstr (json_object_get_string_member (cmd, "command"), ==, "npx");
+  args = json_object_get_array_member (cmd, "args");
+  g_assert_cmpuint (json_array_get_length (args), ==, 3);
+  g_assert_cmpstr (json_array_get_string_element (args, 1), ==, "@scope/server two");
+  g_assert_cmpstr (json_array_get_string_element (args, 2), ==, "$HOME");
+  g_assert_null (ow_connector_entry_for_target ("npx 'open", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "quotes"));
+  g_clear_error (&error);
+  g_assert_null (ow_connector_entry_for_target ("   ", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+
+  g_assert_cmpstr (ow_connector_status_text (TRUE, FALSE, 2), ==, "Connected");
+  g_assert_cmpstr (ow_connector_status_text (TRUE, FALSE, 1), ==, "Starting");
+  g_assert_cmpstr (ow_connector_status_text (TRUE, FALSE, 4), ==, "Error");
+  g_assert_cmpstr (ow_connector_status_text (FALSE, FALSE, 0), ==, "Disabled");
+  g_assert_cmpstr (ow_connector_status_text (TRUE, TRUE, 0), ==, "Error");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -475,6 +509,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/ow/ui-settings/formatting/key-states", test_key_state_labels);
   g_test_add_func ("/ow/ui-settings/formatting/modes", test_modes);
+  g_test_add_func ("/ow/ui-settings/formatting/connector-targets", test_connector_targets);
   g_test_add_func ("/ow/ui-settings/formatting/rule-provenance", test_rule_provenance);
   g_test_add_func ("/ow/ui-settings/formatting/percent-and-paths", test_percent_and_paths);
   g_test_add_func ("/ow/ui-settings/models/collect", test_models_collect);

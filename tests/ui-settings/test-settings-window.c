@@ -16,6 +16,10 @@
  *              Linux sandbox proves it and turns it on; the network choice,
  *              "Choose sites…", toolchains and shared credentials
  *   general    run in the background, start at login, the scratch folder
+ *   connectors the machine's MCP servers (the hostile double, a command that
+ *              does not exist, a disabled one) with their status, tools,
+ *              enable switch, Restart, Remove (asked) and "Add a Server…",
+ *              each checked in mcp.json and in the host's running servers
  *   machines   this machine's facts
  *   appearance System follows the Settings portal's color-scheme live; Light
  *              and Dark override it and are kept
@@ -40,6 +44,7 @@
 #include "ow-secret-libsecret.h"
 #include "ow-sandbox-linux.h"
 #include "ow-settings-approvals-page.h"
+#include "ow-settings-connectors-page.h"
 #include "ow-settings-general-page.h"
 #include "ow-settings-models-page.h"
 #include "ow-settings-sandbox-page.h"
@@ -48,6 +53,8 @@
 #include "sandbox/ow-sandbox-openshell.h"
 #include "settings-test-util.h"
 #include "store/ow-model-config.h"
+#include "core/ow-session-host.h"
+#include "mcp/ow-mcp-provider.h"
 
 #define GOOD_KEY SECRET_MARKER "-openai-good"
 #define WRONG_KEY "sk-wrong-0000000000000000"
@@ -72,7 +79,7 @@ keyring_lookup (const char *name)
 static OwSettingsWindow *
 open_window (SettingsHome *home, OwAutostart *autostart, const char *page)
 {
-  GtkWindow *window = ow_settings_window_new_for (NULL, home->ctx, home->secrets, autostart, page);
+  GtkWindow *window = ow_settings_window_new_for (NULL, home->ctx, home->secrets, autostart, NULL, page);
 
   gtk_window_present (window);
   return OW_SETTINGS_WINDOW (window);
@@ -827,6 +834,244 @@ test_machines (void)
   settings_home_clear (&home);
 }
 
+/* ---- Connectors ---------------------------------------------------------------------- */
+
+static gboolean window_is_width (gpointer data);
+
+static OwMcpProvider *
+running (OwSessionHost *host, const char *name)
+{
+  GPtrArray *providers = ow_session_host_get_mcp_providers (host);
+
+  for (guint i = 0; i < providers->len; i++)
+    if (g_str_equal (ow_mcp_client_get_name (ow_mcp_provider_get_client (g_ptr_array_index (providers, i))), name))
+      return g_ptr_array_index (providers, i);
+  return NULL;
+}
+
+typedef struct {
+  GtkWidget  *page;
+  const char *server;
+  const char *status;   /* the row's status word */
+} RowWait;
+
+static GtkWidget *
+server_row (GtkWidget *page, const char *name)
+{
+  return find_named (page, name, ADW_TYPE_EXPANDER_ROW);
+}
+
+static gboolean
+row_says (gpointer data)
+{
+  RowWait *w = data;
+  GtkWidget *row = server_row (w->page, w->server);
+  GtkWidget *status = row != NULL ? find_named (row, "status", GTK_TYPE_LABEL) : NULL;
+
+  return status != NULL && g_str_equal (gtk_label_get_text (GTK_LABEL (status)), w->status);
+}
+
+static void
+wait_row (GtkWidget *page, const char *server, const char *status)
+{
+  RowWait w = { page, server, status };
+  g_autofree char *what = g_strdup_printf ("%s to say %s", server, status);
+
+  ow_test_wait_until (row_says, &w, what);
+}
+
+static gboolean
+row_gone (gpointer data)
+{
+  RowWait *w = data;
+
+  return server_row (w->page, w->server) == NULL;
+}
+
+static char *
+mcp_json (SettingsHome *home)
+{
+  g_autofree char *path = g_build_filename (home->paths->config_dir, "mcp.json", NULL);
+  char *text = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    text = g_strdup ("");
+  return text;
+}
+
+static AdwMessageDialog *
+wait_dialog (GtkWidget *not)
+{
+  OW_TEST_WAIT_UNTIL (find_toplevel (ADW_TYPE_MESSAGE_DIALOG, not) != NULL);
+  return ADW_MESSAGE_DIALOG (find_toplevel (ADW_TYPE_MESSAGE_DIALOG, not));
+}
+
+static void
+answer (AdwMessageDialog *dialog, const char *response)
+{
+  /* What a click on the response's button does in 1.2: the response, then the dialog closes. */
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  adw_message_dialog_response (dialog, response);
+  gtk_window_close (GTK_WINDOW (dialog));
+  OW_TEST_WAIT_UNTIL (dialog == NULL);
+}
+
+static void
+add_server (GtkWidget *page, const char *name, const char *target)
+{
+  AdwMessageDialog *dialog;
+
+  g_assert_true (gtk_widget_activate_action (page, "connectors.add", NULL));
+  dialog = wait_dialog (NULL);
+  g_assert_false (adw_message_dialog_get_response_enabled (dialog, "add"));
+  gtk_editable_set_text (GTK_EDITABLE (find_named (GTK_WIDGET (dialog), "server-name", ADW_TYPE_ENTRY_ROW)), name);
+  gtk_editable_set_text (GTK_EDITABLE (find_named (GTK_WIDGET (dialog), "server-target", ADW_TYPE_ENTRY_ROW)), target);
+  g_assert_true (adw_message_dialog_get_response_enabled (dialog, "add"));
+  screenshot (GTK_WIDGET (dialog), "settings-connectors-add");
+  answer (dialog, "add");
+}
+
+static void
+test_connectors (void)
+{
+  SettingsHome home = { 0 };
+  g_autoptr(GError) error = NULL;
+  OwSessionHost *host;
+  OwSettingsWindow *window;
+  GtkWidget *page, *row, *toggle, *add_error;
+  AdwStyleManager *style = adw_style_manager_get_default ();
+  const char *script = g_getenv ("OW_MCP_DOUBLE");
+  const int widths[] = { 600, 1100 };
+  g_autofree char *path = NULL, *json = NULL, *target = NULL;
+  OwMcpProvider *p;
+  int pid;
+
+  g_assert_nonnull (script);
+  settings_home_init (&home, NULL);
+  path = g_build_filename (home.paths->config_dir, "mcp.json", NULL);
+  json = g_strdup_printf ("{\"mcpServers\": {\"double\": {\"command\": \"python3\", \"args\": [\"%s\"]},"
+                          " \"broken\": {\"command\": \"/nonexistent/mcp-server\"},"
+                          " \"off\": {\"command\": \"python3\", \"args\": [\"%s\", \"a&b <c>\"], \"enabled\": false}}}",
+                          script, script);
+  g_assert_true (g_file_set_contents (path, json, -1, &error));
+  /* The desktop's host, on the window's context as in the app. */
+  host = ow_session_host_new (home.ctx, "desktop", &error);
+  g_assert_no_error (error);
+  window = OW_SETTINGS_WINDOW (ow_settings_window_new_for (NULL, home.ctx, home.secrets, NULL, host, "connectors"));
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_cmpstr (ow_settings_window_get_page (window), ==, "connectors");
+  page = ow_settings_window_get_page_widget (window, "connectors");
+  g_assert_nonnull (page);
+
+  wait_row (page, "double", "Connected");
+  wait_row (page, "broken", "Error");
+  wait_row (page, "off", "Disabled");
+  /* The error row says why, in the server's words; the disabled one what it runs, as text. */
+  g_assert_nonnull (strstr (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (server_row (page, "broken"))),
+                            "/nonexistent/mcp-server"));
+  g_assert_nonnull (strstr (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (server_row (page, "off"))), "a&b <c>"));
+  g_assert_nonnull (strstr (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (server_row (page, "double"))), "tools"));
+
+  for (guint w = 0; w < G_N_ELEMENTS (widths); w++)
+    {
+      g_object_set_data (G_OBJECT (window), "want-width", GINT_TO_POINTER (widths[w]));
+      gtk_window_set_default_size (GTK_WINDOW (window), widths[w], 760);
+      ow_test_wait_until (window_is_width, window, "the window to take its width");
+      ow_test_spin_for (500);
+      for (guint dark = 0; dark < 2; dark++)
+        {
+          g_autofree char *name = g_strdup_printf ("settings-connectors-%s-%s", widths[w] < 700 ? "narrow" : "wide",
+                                                   dark ? "dark" : "light");
+
+          adw_style_manager_set_color_scheme (style, dark ? ADW_COLOR_SCHEME_FORCE_DARK : ADW_COLOR_SCHEME_FORCE_LIGHT);
+          screenshot (GTK_WIDGET (window), name);
+        }
+    }
+  adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+  /* Its tools, when expanded: name, title, and that each asks first. */
+  row = server_row (page, "double");
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), TRUE);
+  g_assert_nonnull (find_named (row, "echo", ADW_TYPE_ACTION_ROW));
+  g_assert_nonnull (find_label (find_named (row, "echo", ADW_TYPE_ACTION_ROW), "Asks before running"));
+  g_assert_false (adw_expander_row_get_enable_expansion (ADW_EXPANDER_ROW (server_row (page, "broken"))));
+  ow_test_spin_for (500);   /* the expander's reveal */
+  screenshot (GTK_WIDGET (window), "settings-connectors-tools");
+
+  /* Disable: saved, stopped in the host. Enable: saved, running again. */
+  toggle = find_named (server_row (page, "double"), "enabled", GTK_TYPE_SWITCH);
+  gtk_switch_set_active (GTK_SWITCH (toggle), FALSE);
+  wait_row (page, "double", "Disabled");
+  g_assert_null (running (host, "double"));
+  g_free (json);
+  json = mcp_json (&home);
+  g_assert_nonnull (strstr (json, "\"enabled\" : false"));
+  toggle = find_named (server_row (page, "off"), "enabled", GTK_TYPE_SWITCH);
+  gtk_switch_set_active (GTK_SWITCH (toggle), TRUE);
+  wait_row (page, "off", "Connected");
+  g_assert_nonnull (running (host, "off"));
+  toggle = find_named (server_row (page, "double"), "enabled", GTK_TYPE_SWITCH);
+  gtk_switch_set_active (GTK_SWITCH (toggle), TRUE);
+  wait_row (page, "double", "Connected");
+
+  /* Restart: a new process. */
+  p = running (host, "double");
+  pid = ow_mcp_client_get_pid (ow_mcp_provider_get_client (p));
+  g_assert_true (gtk_widget_activate_action (page, "connectors.restart", "s", "double"));
+  OW_TEST_WAIT_UNTIL (ow_mcp_client_get_status (ow_mcp_provider_get_client (p)) == OW_MCP_STATUS_READY
+                      && ow_mcp_client_get_pid (ow_mcp_provider_get_client (p)) != pid);
+  wait_row (page, "double", "Connected");
+  pid = ow_mcp_client_get_pid (ow_mcp_provider_get_client (p));
+  /* Still open after its row was rebuilt by the status changes. */
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (server_row (page, "double")), TRUE);
+  g_assert_true (gtk_widget_activate_action (page, "connectors.restart", "s", "double"));
+  OW_TEST_WAIT_UNTIL (ow_mcp_client_get_pid (ow_mcp_provider_get_client (p)) != pid
+                      && ow_mcp_client_get_pid (ow_mcp_provider_get_client (p)) != 0);
+  wait_row (page, "double", "Connected");
+  g_assert_true (adw_expander_row_get_expanded (ADW_EXPANDER_ROW (server_row (page, "double"))));
+
+  /* Add: a bad name is refused with the engine's sentence and nothing saved;
+   * the same server under a good name runs. */
+  target = g_strdup_printf ("python3 '%s'", script);
+  add_error = find_named (page, "add_error", GTK_TYPE_LABEL);
+  add_server (page, "no good", target);
+  g_assert_true (gtk_widget_get_visible (add_error));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (add_error)), "letters"));
+  g_free (json);
+  json = mcp_json (&home);
+  g_assert_null (strstr (json, "no good"));
+  add_server (page, "added", target);
+  g_assert_false (gtk_widget_get_visible (add_error));
+  wait_row (page, "added", "Connected");
+  g_assert_nonnull (running (host, "added"));
+  g_free (json);
+  json = mcp_json (&home);
+  g_assert_nonnull (strstr (json, "\"added\""));
+  screenshot (GTK_WIDGET (window), "settings-connectors-added");
+
+  /* Remove asks first: Cancel keeps it, Remove takes it out of the file and the host. */
+  g_assert_true (gtk_widget_activate_action (page, "connectors.remove", "s", "added"));
+  screenshot (GTK_WIDGET (wait_dialog (NULL)), "settings-connectors-remove");
+  answer (wait_dialog (NULL), "cancel");
+  g_assert_nonnull (running (host, "added"));
+  g_assert_true (gtk_widget_activate_action (page, "connectors.remove", "s", "added"));
+  answer (wait_dialog (NULL), "remove");
+  {
+    RowWait w = { page, "added", NULL };
+
+    ow_test_wait_until (row_gone, &w, "the removed server's row to go");
+  }
+  g_assert_null (running (host, "added"));
+  g_free (json);
+  json = mcp_json (&home);
+  g_assert_null (strstr (json, "\"added\""));
+  g_assert_nonnull (strstr (json, "\"double\""));
+
+  close_window (window);
+  g_assert_finalize_object (host);
+  g_test_message ("connectors: window and host finalized");
+  settings_home_clear (&home);
+}
+
 static void
 test_window_pages (void)
 {
@@ -1242,6 +1487,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ow/ui-settings/sandbox/page", test_sandbox);
   g_test_add_func ("/ow/ui-settings/general/page", test_general);
   g_test_add_func ("/ow/ui-settings/machines/page", test_machines);
+  g_test_add_func ("/ow/ui-settings/connectors/page", test_connectors);
   g_test_add_func ("/ow/ui-settings/i18n/german", test_german);
   return g_test_run ();
 }

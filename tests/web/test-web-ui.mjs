@@ -488,6 +488,68 @@ describe('browser dev UI', () => {
     assert.deepEqual(await unnamedControls(page), [], 'every control on the page has a name');
   });
 
+  step('lists, adds, disables and removes MCP servers on Connectors', async () => {
+    const double = process.env.OW_MCP_DOUBLE;
+    assert.ok(double && fs.existsSync(double), `the MCP double is missing at ${double}`);
+    await page.getByRole('link', { name: 'Connectors' }).click();
+    await page.getByRole('heading', { name: 'Connectors', level: 1 }).waitFor();
+    await page.getByText('No servers yet').waitFor();
+    const form = page.getByRole('form', { name: 'Add a server' });
+    const add = async (name, target) => {
+      await form.getByLabel('Name').fill(name);
+      await form.getByLabel('Command line or URL').fill(target);
+      await form.getByRole('button', { name: 'Add server' }).click();
+    };
+
+    // By command line: saved, started, connected, with its tools.
+    await add('double', `python3 '${double}'`);
+    const row = page.locator('details.connector[data-server="double"]');
+    await page.locator('details.connector[data-server="double"][data-status="connected"]').waitFor();
+    const listed = (await server.api('/v1/mcp')).json.servers;
+    assert.deepEqual(listed.map((s) => [s.name, s.status]), [['double', 'connected']]);
+    assert.match(await row.locator('summary').innerText(), new RegExp(`${listed[0].tool_count} tools`));
+    await row.locator('summary').click();
+    await row.locator('.connector-tool[data-tool="echo"]').waitFor();
+    assert.match(await row.locator('.connector-tool[data-tool="echo"]').innerText(), /Asks before running/);
+
+    // The name is taken: the server's sentence, nothing added. Then one that cannot start: its error shows.
+    await add('double', 'true');
+    await page.getByRole('alert').filter({ hasText: 'already' }).waitFor();
+    await add('broken', '/nonexistent/mcp-server');
+    const broken = page.locator('details.connector[data-server="broken"][data-status="error"]');
+    await broken.waitFor();
+    assert.match(await broken.locator('.connector-error').innerText(), /nonexistent/);
+    // By URL: an https entry is saved as one (it cannot reach anything here, and says so).
+    await add('remote', 'https://127.0.0.1:9/mcp');
+    await page.locator('details.connector[data-server="remote"]').waitFor();
+    assert.equal((await server.api('/v1/mcp')).json.servers.find((s) => s.name === 'remote').transport, 'http');
+    await shot(page, '13-connectors');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shot(page, '13-connectors-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // Disable, then enable again: the server stops and starts.
+    await row.getByLabel('Enabled').uncheck();
+    await page.locator('details.connector[data-server="double"][data-status="disabled"]').waitFor();
+    assert.equal((await server.api('/v1/mcp/double/tools')).status, 404, 'a disabled server offers no tools');
+    await page.locator('details.connector[data-server="double"]').getByLabel('Enabled').check();
+    await page.locator('details.connector[data-server="double"][data-status="connected"]').waitFor();
+
+    // Remove asks first: Cancel keeps it, Remove takes it out.
+    await page.locator('details.connector[data-server="remote"] summary').click();
+    for (const answer of ['Cancel', 'Remove']) {
+      await page.locator('details.connector[data-server="remote"]').getByRole('button', { name: 'Remove' }).click();
+      const confirm = page.getByRole('dialog', { name: 'Remove remote?' });
+      await confirm.getByRole('button', { name: answer }).click();
+      await confirm.waitFor({ state: 'detached' });
+    }
+    await page.locator('details.connector[data-server="remote"]').waitFor({ state: 'detached' });
+    assert.deepEqual((await server.api('/v1/mcp')).json.servers.map((s) => s.name), ['double', 'broken']);
+    assert.deepEqual(await unnamedControls(page), [], 'every control on the page has a name');
+    await server.api('/v1/mcp/double', { method: 'DELETE' });
+    await server.api('/v1/mcp/broken', { method: 'DELETE' });
+  });
+
   step('refuses a page without the token and says what to do', async () => {
     const bare = await server.api('/v1/sessions', { token: null });
     assert.equal(bare.status, 401, 'the API refuses a request without the token');

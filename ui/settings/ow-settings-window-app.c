@@ -30,7 +30,8 @@ ow_settings_window_new (OwApplication *app, const char *page)
   if (ctx == NULL)
     return NULL;   /* the engine did not start; the application says why */
   autostart = ow_settings_default_autostart ();
-  window = ow_settings_window_new_for (GTK_APPLICATION (app), ctx, ow_application_get_secrets (app), autostart, page);
+  window = ow_settings_window_new_for (GTK_APPLICATION (app), ctx, ow_application_get_secrets (app), autostart,
+                                       ow_application_get_host (app), page);
   g_signal_connect_object (window, "providers-changed", G_CALLBACK (on_providers_changed_cb), app, 0);
   return window;
 }

@@ -4,16 +4,19 @@
 #pragma once
 
 #include "core/ow-context.h"
+#include "core/ow-session-host.h"
 #include "ow-settings-window.h"
 #include "store/ow-autostart.h"
 
 G_BEGIN_DECLS
 
-/* @secrets, @autostart may be NULL. */
+/* @secrets, @autostart may be NULL; without @host (whose MCP servers
+ * Connectors shows and changes) that page is left out. */
 GtkWindow *ow_settings_window_new_for (GtkApplication *application,
                                        OwContext      *ctx,
                                        OwSecretStore  *secrets,
                                        OwAutostart    *autostart,
+                                       OwSessionHost  *host,
                                        const char     *page);
 
 /* The id the desktop entry, the icons and the autostart entry share (as

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ow-settings-approvals-page.h"
+#include "ow-settings-connectors-page.h"
 #include "ow-settings-general-page.h"
 #include "ow-settings-machines-page.h"
 #include "ow-settings-models-page.h"
@@ -20,10 +21,10 @@ struct _OwSettingsWindow
   AdwPreferencesWindow parent_instance;
 
   /* borrowed references: the window holds its pages */
-  GtkWidget *pages[5];
+  GtkWidget *pages[6];
 
   /* owned: each page's title as the view switcher shows it */
-  char      *titles[5];
+  char      *titles[6];
 
   /* owned references */
   OwContext *ctx;
@@ -37,7 +38,7 @@ static GParamSpec *props[N_PROPS];
 enum { SIGNAL_PROVIDERS_CHANGED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-static const char *const page_names[] = { "models", "sandbox", "approvals", "machines", "general", NULL };
+static const char *const page_names[] = { "models", "sandbox", "approvals", "connectors", "machines", "general", NULL };
 
 static void
 load_css_once (void)
@@ -257,7 +258,7 @@ add_page (OwSettingsWindow *self, GtkWidget *page)
 
 GtkWindow *
 ow_settings_window_new_for (GtkApplication *application, OwContext *ctx, OwSecretStore *secrets,
-                            OwAutostart *autostart, const char *page)
+                            OwAutostart *autostart, OwSessionHost *host, const char *page)
 {
   OwSettingsWindow *self;
   GtkWidget *models;
@@ -273,6 +274,8 @@ ow_settings_window_new_for (GtkApplication *application, OwContext *ctx, OwSecre
   add_page (self, models);
   add_page (self, ow_settings_sandbox_page_new (ctx));
   add_page (self, ow_settings_approvals_page_new (ctx));
+  if (host != NULL)
+    add_page (self, ow_settings_connectors_page_new (host));
   add_page (self, ow_settings_machines_page_new (ctx, secrets));
   add_page (self, ow_settings_general_page_new (ctx, autostart));
   ow_settings_window_set_page (self, page);

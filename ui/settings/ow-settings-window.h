@@ -1,7 +1,8 @@
 /* ow-settings-window.h: the Settings window.
  *
  * An AdwPreferencesWindow of pages — Models & Keys ("models"), Sandbox
- * ("sandbox"), Approvals ("approvals"), Machines ("machines") and General
+ * ("sandbox"), Approvals ("approvals"), Connectors ("connectors"),
+ * Machines ("machines") and General
  * ("general"), each an AdwPreferencesPage of groups — over the
  * application's engine: its OwContext, secret store and session host.
  * Its search finds the rows of every page by title and subtitle. The
@@ -22,7 +23,7 @@ G_DECLARE_FINAL_TYPE (OwSettingsWindow, ow_settings_window, OW, SETTINGS_WINDOW,
  * ow_settings_window_new:
  * @app: the application, whose context, secret store and session host
  *   the pages work on
- * @page: (nullable): "models", "sandbox", "approvals", "machines" or
+ * @page: (nullable): "models", "sandbox", "approvals", "connectors", "machines" or
  *   "general"; %NULL for the first
  *
  * Returns: (transfer none): a new Settings window, not yet presented

@@ -1,7 +1,7 @@
 // main.js: the browser dev UI's entry point.
 //
 // Takes the token from the URL fragment, builds the shell (sidebar + one
-// page at a time), routes on the fragment (#/s/<id>, #/inbox, #/models)
+// page at a time), routes on the fragment (#/s/<id>, #/inbox, #/models, #/connectors)
 // and keeps the sessions list and the inbox count fresh. When the server
 // refuses the token, the whole page becomes the "open the URL the server
 // printed" screen: nothing else can work without it.
@@ -13,6 +13,7 @@ import { Sidebar } from './sidebar.js';
 import { ConversationPage } from './conversation.js';
 import { InboxPage } from './inbox.js';
 import { ModelsPage } from './models.js';
+import { ConnectorsPage } from './connectors.js';
 import { newSessionDialog } from './new-session.js';
 import { AppSocket } from './socket.js';
 
@@ -25,6 +26,7 @@ function parseRoute(hash) {
   if (parts[0] === 's' && parts[1]) return { page: 'session', id: parts[1] };
   if (parts[0] === 'inbox') return { page: 'inbox' };
   if (parts[0] === 'models') return { page: 'models' };
+  if (parts[0] === 'connectors') return { page: 'connectors' };
   return { page: 'home' };
 }
 
@@ -138,6 +140,9 @@ class App {
         break;
       case 'models':
         this.page = new ModelsPage(this);
+        break;
+      case 'connectors':
+        this.page = new ConnectorsPage(this);
         break;
       default:
         this.page = new HomePage(this);

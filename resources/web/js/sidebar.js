@@ -38,6 +38,8 @@ export class Sidebar {
         h('span', { class: 'nav-icon icon-inbox', 'aria-hidden': 'true' }), h('span', null, 'Inbox'), this.inboxBadge),
       models: h('a', { href: '#/models', class: 'nav-row' },
         h('span', { class: 'nav-icon icon-key', 'aria-hidden': 'true' }), h('span', null, 'Models & Keys')),
+      connectors: h('a', { href: '#/connectors', class: 'nav-row' },
+        h('span', { class: 'nav-icon icon-plug', 'aria-hidden': 'true' }), h('span', null, 'Connectors')),
     };
 
     this.el = h('nav', { class: 'sidebar', 'aria-label': 'Sessions and pages' },
@@ -45,7 +47,7 @@ export class Sidebar {
         h('span', { class: 'brand' }, 'OpenWorker'),
         h('button', { type: 'button', class: 'button suggested small', onclick: () => this.app.newSession() },
           'New session')),
-      h('div', { class: 'sidebar-nav' }, this.navLinks.inbox, this.navLinks.models),
+      h('div', { class: 'sidebar-nav' }, this.navLinks.inbox, this.navLinks.models, this.navLinks.connectors),
       h('div', { class: 'sidebar-scroll' },
         this.pinnedSection, this.recentSection, this.emptyNote,
         h('div', { class: 'archived-toggle' }, this.archivedToggle),
