@@ -187,6 +187,8 @@ mcp_sign_in (OwServer *self, OwRequest *req)
     }
   ow_request_pause (req);
   ow_mcp_auth_sign_in_async (auth, self->cancellable, on_sign_in_cb, req);
+}
+
 /* ---- Changes ------------------------------------------------------------- */
 
 static char *
