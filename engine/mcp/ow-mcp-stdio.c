@@ -478,7 +478,12 @@ ow_mcp_stdio_start (const OwMcpServerConfig   *config,
   self->cancel = g_cancellable_new ();
   self->tail = g_string_new (NULL);
   self->name = g_strdup (config->name);
-  self->pid = (int) g_ascii_strtoll (g_subprocess_get_identifier (proc), NULL, 10);
+  /* NULL once the process has ended and been reaped, which a server that
+   * exits at once (a wrong command) may already have. */
+  {
+    const char *id = g_subprocess_get_identifier (proc);
+    self->pid = id != NULL ? (int) g_ascii_strtoll (id, NULL, 10) : 0;
+  }
   self->reader = ow_mcp_frame_reader_new (config->max_message_bytes, on_frame_line, on_frame_oversize, self);
   self->cb = *callbacks;
   self->user_data = user_data;
